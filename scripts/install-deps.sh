@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs every build, test and benchmark dependency of ipisim from Debian packages.
+# Used by README.md and .ci/run. Needs root (or sudo).
+set -euo pipefail
+PKGS=(
+  build-essential cmake ninja-build pkg-config
+  libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libhwloc-dev hwloc
+  clang-format clang-tidy
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
