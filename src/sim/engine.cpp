@@ -1,0 +1,54 @@
+#include "sim/engine.h"
+
+namespace ipisim::sim {
+
+namespace {
+IPISIM_INLINE uint64_t mix(uint64_t h, uint64_t time, uint32_t tag) {
+    h ^= time + 0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(tag) + 1);
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 29;
+    return h;
+}
+}  // namespace
+
+Engine::Engine() = default;
+
+Engine::~Engine() { shutdown(); }
+
+void Engine::shutdown() {
+    // Newest first: later processes may reference state of earlier ones.
+    for (auto it = processes_.rbegin(); it != processes_.rend(); ++it) (*it)->destroy_frames();
+}
+
+Process& Engine::spawn(std::string name, Proc body) {
+    const auto id = static_cast<uint32_t>(processes_.size());
+    processes_.push_back(std::make_unique<Process>(*this, id, std::move(name), body.release()));
+    Process& p = *processes_.back();
+    post(&Engine::start_process, &p, 0, id);
+    return p;
+}
+
+void Engine::start_process(void* obj, uint32_t) { static_cast<Process*>(obj)->start(); }
+
+void Engine::run() { run_until(Picos::max()); }
+
+void Engine::run_until(Picos limit) {
+    stopped_ = false;
+    const uint64_t lim = limit.count();
+    while (!stopped_) {
+        Event e;
+        if (!ready_.empty()) {
+            e = ready_.pop();
+        } else if (!queue_.empty() && queue_.pop_until(lim, &e)) {
+            now_ = e.time;
+        } else {
+            break;
+        }
+        fingerprint_ = mix(fingerprint_, e.time, e.tag);
+        ++events_;
+        e.fn(e.obj, e.arg);
+    }
+    if (!stopped_ && lim != Picos::max().count() && now_ < lim) now_ = lim;
+}
+
+}  // namespace ipisim::sim
