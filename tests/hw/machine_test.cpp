@@ -1,0 +1,188 @@
+// Machine profiles: every shipped file loads with the expected shape; every bad file in
+// tests/data/bad_machines fails with the message on its "# expect:" first line; the hwloc
+// importer round-trips through load_machine.
+#include "hw/machine.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "hw/hwloc_import.h"
+
+namespace ipisim::hw {
+namespace {
+
+using namespace sim::literals;
+
+const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kBad = std::string(IPISIM_TEST_DATA) + "/bad_machines";
+const std::string kHwloc = std::string(IPISIM_TEST_DATA) + "/hwloc";
+
+TEST(Machine, every_shipped_machine_loads) {
+    const auto names = list_machines(kMachines);
+    ASSERT_GE(names.size(), 10U);
+    for (const auto& name : names) {
+        SCOPED_TRACE(name);
+        const MachineSpec m = load_machine_by_name(kMachines, name);
+        EXPECT_EQ(m.name, name);
+        EXPECT_FALSE(m.description.empty());
+        EXPECT_FALSE(m.idle.empty());
+        EXPECT_GT(m.intc.capacity, 0U);
+        for (DistanceClass c : kAllDistanceClasses) {
+            if (m.topology.has_class(c)) {
+                EXPECT_GT(m.coherence.transfer.at(c), sim::Picos::zero()) << to_string(c);
+                EXPECT_GT(m.intc.delivery.at(c), sim::Picos::zero()) << to_string(c);
+            }
+        }
+    }
+}
+
+struct Shape {
+    const char* name;
+    uint32_t cpus, packages, dies, l3, nodes, threads;
+    IntcKind intc;
+};
+
+TEST(Machine, seed_machines_have_the_published_shape) {
+    const Shape shapes[] = {
+        {"sapphire_rapids_30c", 60, 1, 1, 1, 1, 2, IntcKind::xapic_mmio},
+        {"milan_36c", 36, 1, 6, 6, 1, 1, IntcKind::x2apic_cluster},
+        {"milan_72", 72, 1, 6, 6, 1, 2, IntcKind::x2apic_cluster},
+        {"kunpeng920", 96, 2, 4, 24, 4, 1, IntcKind::gicv3},
+        {"epyc_7b12_2s", 256, 2, 16, 32, 2, 2, IntcKind::x2apic_cluster},
+        {"xeon_8173m_2s", 112, 2, 2, 2, 2, 2, IntcKind::x2apic_cluster},
+        {"host256", 256, 2, 16, 32, 2, 2, IntcKind::x2apic_cluster},
+        {"toy2", 2, 1, 1, 1, 1, 1, IntcKind::x2apic_phys},
+        {"toy4", 4, 1, 1, 1, 1, 2, IntcKind::xapic_mmio},
+        {"toy8", 8, 2, 2, 4, 2, 1, IntcKind::x2apic_cluster},
+        {"toy4_arm", 4, 2, 2, 2, 2, 1, IntcKind::gicv3},
+    };
+    for (const Shape& s : shapes) {
+        SCOPED_TRACE(s.name);
+        const MachineSpec m = load_machine_by_name(kMachines, s.name);
+        EXPECT_EQ(m.topology.nr_cpus(), s.cpus);
+        EXPECT_EQ(m.topology.nr_packages(), s.packages);
+        EXPECT_EQ(m.topology.nr_dies(), s.dies);
+        EXPECT_EQ(m.topology.nr_l3(), s.l3);
+        EXPECT_EQ(m.topology.nr_nodes(), s.nodes);
+        EXPECT_EQ(m.topology.spec().threads_per_core, s.threads);
+        EXPECT_EQ(m.intc.kind, s.intc);
+    }
+}
+
+TEST(Machine, kunpeng920_crosses_packages_at_cpu_48_and_dies_at_cpu_24) {
+    const MachineSpec m = load_machine_by_name(kMachines, "kunpeng920");
+    EXPECT_EQ(m.arch, Arch::arm64);
+    EXPECT_EQ(m.topology.distance(0, 48), DistanceClass::cross_package);
+    EXPECT_EQ(m.topology.distance(0, 24), DistanceClass::same_package);
+    EXPECT_EQ(m.topology.distance(0, 4), DistanceClass::same_die);
+    EXPECT_EQ(m.topology.distance(0, 3), DistanceClass::same_l3);
+    EXPECT_EQ(m.topology.cpus_in_l3(1), (std::vector<CpuId>{4, 5, 6, 7}));
+    EXPECT_EQ(m.topology.node_of(95), 3U);
+    EXPECT_EQ(m.coherence.transfer.at(DistanceClass::same_package), sim::Picos(80'500));
+    EXPECT_EQ(m.clock.khz(), 2'600'000U);
+}
+
+TEST(Machine, epyc_7b12_has_4_core_ccx_and_siblings_128_apart) {
+    const MachineSpec m = load_machine_by_name(kMachines, "epyc_7b12_2s");
+    EXPECT_EQ(m.topology.cpus_in_l3(0), (std::vector<CpuId>{0, 1, 2, 3, 128, 129, 130, 131}));
+    EXPECT_EQ(m.topology.distance(0, 128), DistanceClass::smt);
+    EXPECT_EQ(m.topology.distance(0, 64), DistanceClass::cross_package);
+    EXPECT_EQ(m.intc.fence, sim::Picos::zero());
+    EXPECT_EQ(m.tlb.invlpgb_count_max, 0U);
+}
+
+TEST(Machine, sapphire_rapids_has_rar_and_xapic_busy_costs) {
+    const MachineSpec m = load_machine_by_name(kMachines, "sapphire_rapids_30c");
+    EXPECT_EQ(m.tlb.rar_payloads, 64U);
+    EXPECT_GT(m.intc.icr_busy, sim::Picos::zero());
+    EXPECT_EQ(m.topology.siblings(0), (std::vector<CpuId>{0, 30}));
+    ASSERT_EQ(m.idle.size(), 4U);
+    EXPECT_TRUE(m.idle[0].polling);
+    EXPECT_EQ(m.idle[3].exit_latency, 290_us);
+}
+
+TEST(Machine, milan_has_invlpgb_and_no_rar) {
+    const MachineSpec m = load_machine_by_name(kMachines, "milan_36c");
+    EXPECT_GT(m.tlb.invlpgb_count_max, 0U);
+    EXPECT_GT(m.tlb.tlbsync, sim::Picos::zero());
+    EXPECT_EQ(m.tlb.rar_payloads, 0U);
+}
+
+TEST(Machine, toy8_has_round_numbers_for_exact_timing) {
+    const MachineSpec m = load_machine_by_name(kMachines, "toy8");
+    EXPECT_EQ(m.clock.to_time(sim::Cycles(1)), 1_ns);
+    EXPECT_EQ(m.coherence.transfer.at(DistanceClass::self), 1_ns);
+    EXPECT_EQ(m.coherence.transfer.at(DistanceClass::same_l3), 50_ns);
+    EXPECT_EQ(m.coherence.transfer.at(DistanceClass::cross_package), 200_ns);
+    EXPECT_EQ(m.intc.delivery.at(DistanceClass::cross_package), 1_us);
+}
+
+TEST(Machine, intc_params_gives_a_fresh_strict_view_of_the_controller_table) {
+    const MachineSpec m = load_machine_by_name(kMachines, "kunpeng920");
+    config::Table p = m.intc_params();
+    EXPECT_EQ(p.path(), "intc.params");
+    EXPECT_EQ(p.duration("isb"), m.intc.isb);
+    EXPECT_THROW(p.finish(), config::ConfigError);  // the other keys were not read by this view
+}
+
+TEST(Machine, an_unknown_machine_name_lists_the_available_ones) {
+    try {
+        load_machine_by_name(kMachines, "pentium");
+        FAIL() << "expected a ConfigError";
+    } catch (const config::ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown machine \"pentium\"; available: "), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("kunpeng920"), std::string::npos);
+    }
+}
+
+// Each bad file starts with "# expect: LINE: key: problem".
+TEST(Machine, every_bad_machine_fails_with_its_expected_message) {
+    size_t checked = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(kBad)) {
+        const std::string path = entry.path().string();
+        SCOPED_TRACE(path);
+        std::ifstream in(path);
+        std::string first;
+        std::getline(in, first);
+        const std::string tag = "# expect: ";
+        ASSERT_EQ(first.rfind(tag, 0), 0U) << "first line must be \"" << tag << "...\"";
+        try {
+            load_machine(path);
+            ADD_FAILURE() << "loaded without error";
+        } catch (const config::ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()), path + ":" + first.substr(tag.size()));
+        }
+        ++checked;
+    }
+    EXPECT_GE(checked, 15U);
+}
+
+TEST(Machine, hwloc_import_of_a_two_package_xml_loads_with_its_counts) {
+    const std::string text = import_hwloc_xml(kHwloc + "/two_packages.xml");
+    EXPECT_NE(text.find("TODO: measure"), std::string::npos);
+    const MachineSpec m = load_machine(config::Document::parse(text, "imported.toml"), "imported");
+    EXPECT_EQ(m.topology.nr_packages(), 2U);
+    EXPECT_EQ(m.topology.nr_l3(), 4U);
+    EXPECT_EQ(m.topology.nr_nodes(), 4U);
+    EXPECT_EQ(m.topology.nr_cpus(), 32U);
+    EXPECT_EQ(m.topology.spec().threads_per_core, 2U);
+    EXPECT_EQ(m.topology.spec().cpu_numbering, CpuNumbering::smt_adjacent);
+}
+
+TEST(Machine, hwloc_import_of_a_real_lstopo_xml_names_the_vendor) {
+    const std::string text = import_hwloc_xml(kHwloc + "/epyc_vm_2cpu.xml");
+    const MachineSpec m = load_machine(config::Document::parse(text, "vm.toml"), "vm");
+    EXPECT_EQ(m.topology.nr_cpus(), 2U);
+    EXPECT_EQ(m.vendor, Vendor::amd);
+    EXPECT_EQ(m.intc.fence, sim::Picos::zero());  // AMD: weak_wrmsr_fence is a no-op
+}
+
+TEST(Machine, hwloc_import_of_a_missing_or_broken_file_is_a_config_error) {
+    EXPECT_THROW(import_hwloc_xml(kHwloc + "/does_not_exist.xml"), config::ConfigError);
+    EXPECT_THROW(import_hwloc_xml(kHwloc + "/not_xml.xml"), config::ConfigError);
+}
+
+}  // namespace
+}  // namespace ipisim::hw
