@@ -1,0 +1,157 @@
+#include "hw/cpu/cpu.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace ipisim::hw {
+
+using sim::Picos;
+
+Cpu::Cpu(sim::Engine& eng, CpuId id, const MachineSpec& spec) : eng_(eng), id_(id), spec_(spec) {
+    // Default idle state: the deepest one the machine declares (an idle CPU that nothing keeps
+    // awake ends up there); workloads pick others with set_idle_state().
+    if (!spec_.idle.empty()) idle_index_ = spec_.idle.size() - 1;
+}
+
+sim::Process& Cpu::self() const {
+    if (running_ == nullptr) throw std::logic_error(fmt::format("cpu{}: no process is running", id_));
+    return *running_;
+}
+
+void Cpu::set_irq_handler(uint32_t vector, std::string_view name, IrqHandler handler) {
+    if (handlers_.size() <= vector) handlers_.resize(vector + 1);
+    handlers_[vector] = Handler{std::move(handler), profile_label(name)};
+}
+
+void Cpu::raise(const sim::Interrupt& irq) { self().interrupt(irq); }
+
+uint32_t Cpu::rate_percent() const {
+    for (const Cpu* s : siblings_) {
+        if (s->busy_) return spec_.cpu.smt_throughput_percent;
+    }
+    return 100;
+}
+
+void Cpu::set_busy(bool b) {
+    if (busy_ == b) return;
+    busy_ = b;
+    for (Cpu* s : siblings_) s->replan_.notify_all();
+}
+
+void Cpu::steal(Picos t) {
+    stolen_ += t.count();
+    replan_.notify_all();
+}
+
+sim::Task<> Cpu::compute(Picos work) {
+    uint64_t remaining = work.count() + stolen_;
+    stolen_ = 0;
+    if (remaining == 0) co_return;
+    set_busy(true);
+    while (remaining > 0) {
+        const uint64_t rate = rate_percent();
+        const uint64_t duration = (remaining * 100 + rate - 1) / rate;
+        const Picos start = now();
+        sim::Wake w = co_await replan_.wait_for(Picos(duration));
+        const uint64_t done = (now() - start).count() * rate / 100;
+        remaining = (w.timed_out() || done >= remaining) ? 0 : remaining - done;
+        remaining += stolen_;
+        stolen_ = 0;
+        if (w.interrupted()) {
+            set_busy(false);
+            co_await take_irq(w.irq);
+            set_busy(true);
+        }
+    }
+    set_busy(false);
+}
+
+sim::Task<> Cpu::stall(Picos t) {
+    if (t == Picos::zero()) co_return;
+    sim::Process& p = self();
+    p.mask();
+    co_await sim::delay(eng_, t);
+    p.unmask();  // anything that arrived stays pending for the next interruptible wait
+}
+
+void Cpu::local_irq_disable() { self().mask(); }
+
+bool Cpu::irqs_disabled() const { return self().masked(); }
+
+sim::Task<> Cpu::local_irq_enable() {
+    sim::Process& p = self();
+    if (p.unmask()) co_await take_irq(p.take_pending());
+}
+
+sim::Task<> Cpu::take_irq(sim::Interrupt irq) {
+    sim::Process& p = self();
+    const uint32_t saved_label = profile_.label();
+    const Activity saved_activity = profile_.activity();
+    p.mask();  // hardware disables interrupts on entry
+    for (;;) {
+        ++irqs_taken_;
+        if (irq.vector >= handlers_.size() || !handlers_[irq.vector].fn) {
+            throw std::logic_error(fmt::format("cpu{}: no handler for vector {:#x}", id_, irq.vector));
+        }
+        const Handler& h = handlers_[irq.vector];
+        profile_.change(h.label, Activity::irq, now());
+        co_await stall(spec_.cpu.irq_entry);
+        co_await stall(spec_.cpu.eoi);
+        co_await h.fn(*this, irq);
+        co_await stall(spec_.cpu.irq_exit);
+        if (!p.unmask()) break;
+        irq = p.take_pending();
+        p.mask();
+    }
+    profile_.change(saved_label, saved_activity, now());
+}
+
+sim::Task<> Cpu::wait_on(sim::Signal& sig) {
+    for (;;) {
+        sim::Wake w = co_await sig.wait();
+        if (!w.interrupted()) co_return;
+        co_await take_irq(w.irq);
+    }
+}
+
+void Cpu::set_idle_state(size_t index) {
+    if (index >= spec_.idle.size()) {
+        throw std::out_of_range(fmt::format("cpu{}: idle state {} of {}", id_, index, spec_.idle.size()));
+    }
+    idle_index_ = index;
+}
+
+const IdleState* Cpu::idle_state() const { return spec_.idle.empty() ? nullptr : &spec_.idle[idle_index_]; }
+
+bool Cpu::wake_polling() {
+    if (!polling()) return false;
+    idle_wake_.notify_all();
+    return true;
+}
+
+sim::Task<> Cpu::idle() {
+    static const uint32_t idle_label = profile_label("cpuidle");
+    const IdleState* st = idle_state();
+    const uint32_t saved_label = profile_.label();
+    const Activity saved_activity = profile_.activity();
+    profile_.change(idle_label, Activity::idle, now());
+    in_idle_ = true;
+    polling_ = st != nullptr && st->polling;
+    sim::Wake w = co_await idle_wake_.wait();
+    in_idle_ = false;
+    polling_ = false;
+    ++idle_wakeups_;
+    if (st != nullptr) co_await stall(st->exit_latency);
+    profile_.change(saved_label, saved_activity, now());
+    if (w.interrupted()) co_await take_irq(w.irq);
+}
+
+Cpu::Scope::Scope(Cpu& cpu, uint32_t label, std::optional<Activity> activity)
+    : cpu_(cpu), saved_label_(cpu.profile_.label()), saved_activity_(cpu.profile_.activity()) {
+    cpu_.profile_.change(label, activity.value_or(saved_activity_), cpu_.now());
+}
+
+Cpu::Scope::~Scope() { cpu_.profile_.change(saved_label_, saved_activity_, cpu_.now()); }
+
+}  // namespace ipisim::hw

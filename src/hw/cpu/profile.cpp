@@ -1,0 +1,84 @@
+#include "hw/cpu/profile.h"
+
+#include <map>
+
+namespace ipisim::hw {
+
+std::string_view to_string(Activity a) {
+    switch (a) {
+        case Activity::idle: return "idle";
+        case Activity::user: return "user";
+        case Activity::kernel: return "kernel";
+        case Activity::irq: return "irq";
+        case Activity::spin: return "spin";
+    }
+    return "?";
+}
+
+namespace {
+struct Labels {
+    std::map<std::string, uint32_t, std::less<>> ids;
+    std::vector<std::string> names;
+    Labels() {
+        ids.emplace("(none)", 0);
+        names.emplace_back("(none)");
+    }
+};
+thread_local Labels labels;
+}  // namespace
+
+uint32_t profile_label(std::string_view name) {
+    auto it = labels.ids.find(name);
+    if (it != labels.ids.end()) return it->second;
+    const auto id = static_cast<uint32_t>(labels.names.size());
+    labels.ids.emplace(std::string(name), id);
+    labels.names.emplace_back(name);
+    return id;
+}
+
+const std::string& profile_label_name(uint32_t id) { return labels.names.at(id); }
+
+CpuProfile::CpuProfile() : table_(kActivities * 8, 0) {}
+
+void CpuProfile::settle(sim::Picos now) {
+    const size_t idx = static_cast<size_t>(label_) * kActivities + static_cast<size_t>(activity_);
+    if (idx >= table_.size()) table_.resize((static_cast<size_t>(label_) + 8) * kActivities, 0);
+    table_[idx] += now.count() - since_;
+    since_ = now.count();
+}
+
+void CpuProfile::change(uint32_t label, Activity activity, sim::Picos now) {
+    settle(now);
+    label_ = label;
+    activity_ = activity;
+}
+
+sim::Picos CpuProfile::time(uint32_t label, Activity a) const {
+    const size_t idx = static_cast<size_t>(label) * kActivities + static_cast<size_t>(a);
+    return sim::Picos(idx < table_.size() ? table_[idx] : 0);
+}
+
+sim::Picos CpuProfile::time_in(Activity a) const {
+    uint64_t t = 0;
+    for (size_t i = static_cast<size_t>(a); i < table_.size(); i += kActivities) t += table_[i];
+    return sim::Picos(t);
+}
+
+sim::Picos CpuProfile::time_in_label(uint32_t label) const {
+    uint64_t t = 0;
+    for (size_t a = 0; a < kActivities; ++a) t += time(label, static_cast<Activity>(a)).count();
+    return sim::Picos(t);
+}
+
+sim::Picos CpuProfile::total() const {
+    uint64_t t = 0;
+    for (uint64_t x : table_) t += x;
+    return sim::Picos(t);
+}
+
+void CpuProfile::reset(sim::Picos now) {
+    std::fill(table_.begin(), table_.end(), 0);
+    since_ = now.count();
+}
+
+}  // namespace ipisim::hw
