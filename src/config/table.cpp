@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -10,55 +12,104 @@
 
 namespace ipisim::config {
 
-namespace {
-
 const char* type_name(const toml::node& n) {
     switch (n.type()) {
-        case toml::node_type::table: return "a table";
-        case toml::node_type::array: return "an array";
-        case toml::node_type::string: return "a string";
-        case toml::node_type::integer: return "an integer";
-        case toml::node_type::floating_point: return "a number";
-        case toml::node_type::boolean: return "a boolean";
-        case toml::node_type::date: return "a date";
-        case toml::node_type::time: return "a time";
-        case toml::node_type::date_time: return "a date-time";
-        default: return "nothing";
+        case toml::node_type::table:
+            return "a table";
+        case toml::node_type::array:
+            return "an array";
+        case toml::node_type::string:
+            return "a string";
+        case toml::node_type::integer:
+            return "an integer";
+        case toml::node_type::floating_point:
+            return "a number";
+        case toml::node_type::boolean:
+            return "a boolean";
+        case toml::node_type::date:
+            return "a date";
+        case toml::node_type::time:
+            return "a time";
+        case toml::node_type::date_time:
+            return "a date-time";
+        default:
+            return "nothing";
     }
 }
 
-int line_of_node(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+namespace {
+
+// Where a value came from: its own source (a value set by --set carries kOverrideSource), or
+// the table's file when the node was built in memory.
+struct Location {
+    std::string file;
+    int line;
+};
+
+Location locate(const toml::node& n, const std::string& fallback_file) {
+    const auto& src = n.source();
+    if (src.path == nullptr) return {fallback_file, 0};
+    if (*src.path == kOverrideSource) return {*src.path, 0};
+    return {*src.path, static_cast<int>(src.begin.line)};
+}
+
+// Sort key for file order: values from --set come after every value of the file.
+int order_of(const toml::node& n) {
+    const auto& src = n.source();
+    if (src.path == nullptr || *src.path == kOverrideSource) return std::numeric_limits<int>::max();
+    return static_cast<int>(src.begin.line);
+}
 
 }  // namespace
 
 Table::Table(const toml::table* table, std::string file, std::string path)
     : table_(table), file_(std::move(file)), path_(std::move(path)) {}
 
-bool Table::has(std::string_view key) const { return table_->contains(key); }
+bool Table::has(std::string_view key) const {
+    return table_->contains(key);
+}
 
 std::string Table::dotted(std::string_view key) const {
     if (path_.empty()) return std::string(key);
     return path_ + "." + std::string(key);
 }
 
-int Table::line() const { return line_of_node(*table_); }
+int Table::line() const {
+    return locate(*table_, file_).line;
+}
 
 int Table::line_of(std::string_view key) const {
-    if (const toml::node* n = table_->get(key)) return line_of_node(*n);
+    if (const toml::node* n = table_->get(key)) return locate(*n, file_).line;
     return line();
 }
 
-void Table::fail(std::string_view key, const std::string& problem) const {
-    throw ConfigError(file_, line_of(key), dotted(key), problem);
+std::string Table::file_of(std::string_view key) const {
+    if (const toml::node* n = table_->get(key)) return locate(*n, file_).file;
+    return locate(*table_, file_).file;
 }
 
-const toml::node* Table::raw(std::string_view key) const { return table_->get(key); }
+void Table::fail(std::string_view key, const std::string& problem) const {
+    const toml::node* n = table_->get(key);
+    Location at = locate(n != nullptr ? *n : *table_, file_);
+    throw ConfigError(at.file, at.line, dotted(key), problem);
+}
 
-void Table::mark_used(std::string_view key) { used_.emplace(key); }
+void Table::fail_at(const toml::node& n, const std::string& key, const std::string& problem) const {
+    Location at = locate(n, file_);
+    throw ConfigError(at.file, at.line, key, problem);
+}
+
+const toml::node* Table::raw(std::string_view key) const {
+    return table_->get(key);
+}
+
+void Table::mark_used(std::string_view key) {
+    used_.emplace(key);
+}
 
 const toml::node* Table::node_or_fail(std::string_view key) {
     const toml::node* n = table_->get(key);
-    if (n == nullptr) throw ConfigError(file_, line(), dotted(key), "required key is missing");
+    if (n == nullptr) fail(key, "required key is missing");
     used_.emplace(key);
     return n;
 }
@@ -80,7 +131,8 @@ T Table::convert(std::string_view key, const toml::node& n) const {
         auto v = n.value_exact<int64_t>();
         if (!v) fail(key, fmt::format("expected an integer, got {}", type_name(n)));
         if (*v < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-            (*v > 0 && static_cast<uint64_t>(*v) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
+            (*v > 0 &&
+             static_cast<uint64_t>(*v) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
             fail(key, fmt::format("{} is out of range", *v));
         }
         return static_cast<T>(*v);
@@ -104,10 +156,10 @@ std::optional<T> Table::get_optional(std::string_view key) {
     return get<T>(key);
 }
 
-#define IPISIM_INSTANTIATE(T)                                              \
-    template T Table::get<T>(std::string_view);                            \
-    template T Table::get_or<T>(std::string_view, T);                      \
-    template std::optional<T> Table::get_optional<T>(std::string_view);    \
+#define IPISIM_INSTANTIATE(T)                                           \
+    template T Table::get<T>(std::string_view);                         \
+    template T Table::get_or<T>(std::string_view, T);                   \
+    template std::optional<T> Table::get_optional<T>(std::string_view); \
     template std::vector<T> Table::array<T>(std::string_view);
 IPISIM_INSTANTIATE(bool)
 IPISIM_INSTANTIATE(std::string)
@@ -145,8 +197,9 @@ sim::ClockDomain Table::frequency(std::string_view key) {
     const toml::node* n = node_or_fail(key);
     auto s = n->value_exact<std::string>();
     if (!s) {
-        fail(key, fmt::format("a frequency must be a string with a unit such as \"2.1 GHz\", got {}",
-                              type_name(*n)));
+        fail(key,
+             fmt::format("a frequency must be a string with a unit such as \"2.1 GHz\", got {}",
+                         type_name(*n)));
     }
     std::string why;
     auto f = parse_frequency(*s, &why);
@@ -166,7 +219,7 @@ std::vector<T> Table::array(std::string_view key) {
         try {
             out.push_back(convert<T>(key, e));
         } catch (const ConfigError& err) {
-            throw ConfigError(file_, line_of_node(e), fmt::format("{}[{}]", dotted(key), i), err.problem());
+            fail_at(e, fmt::format("{}[{}]", dotted(key), i), err.problem());
         }
     }
     return out;
@@ -179,7 +232,7 @@ std::vector<sim::Picos> Table::duration_array(std::string_view key) {
     for (size_t i = 0; i < texts.size(); ++i) {
         std::string why;
         auto d = parse_duration(texts[i], &why);
-        if (!d) throw ConfigError(file_, line_of_node(*arr->get(i)), fmt::format("{}[{}]", dotted(key), i), why);
+        if (!d) fail_at(*arr->get(i), fmt::format("{}[{}]", dotted(key), i), why);
         out.push_back(*d);
     }
     return out;
@@ -200,13 +253,14 @@ std::optional<Table> Table::table_optional(std::string_view key) {
 std::vector<Table> Table::table_array(std::string_view key) {
     const toml::node* n = node_or_fail(key);
     const toml::array* arr = n->as_array();
-    if (arr == nullptr) fail(key, fmt::format("expected an array of tables, got {}", type_name(*n)));
+    if (arr == nullptr)
+        fail(key, fmt::format("expected an array of tables, got {}", type_name(*n)));
     std::vector<Table> out;
     for (size_t i = 0; i < arr->size(); ++i) {
         const toml::table* t = arr->get(i)->as_table();
         if (t == nullptr) {
-            throw ConfigError(file_, line_of_node(*arr->get(i)), fmt::format("{}[{}]", dotted(key), i),
-                              "expected a table");
+            fail_at(*arr->get(i), fmt::format("{}[{}]", dotted(key), i),
+                    fmt::format("expected a table, got {}", type_name(*arr->get(i))));
         }
         out.emplace_back(t, file_, fmt::format("{}[{}]", dotted(key), i));
     }
@@ -215,7 +269,7 @@ std::vector<Table> Table::table_array(std::string_view key) {
 
 std::vector<std::string> Table::keys() const {
     std::vector<std::pair<int, std::string>> ordered;
-    for (auto&& [k, v] : *table_) ordered.emplace_back(line_of_node(v), std::string(k.str()));
+    for (auto&& [k, v] : *table_) ordered.emplace_back(order_of(v), std::string(k.str()));
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;
@@ -229,22 +283,30 @@ void Table::finish() const {
     std::string first_key;
     for (auto&& [k, v] : *table_) {
         if (used_.count(k.str()) != 0) continue;
-        if (first == nullptr || line_of_node(v) < line_of_node(*first)) {
+        if (first == nullptr || order_of(v) < order_of(*first)) {
             first = &v;
             first_key = std::string(k.str());
         }
     }
-    if (first != nullptr) {
-        throw ConfigError(file_, line_of_node(*first), dotted(first_key), "unknown key");
-    }
+    if (first != nullptr) fail_at(*first, dotted(first_key), "unknown key");
 }
 
-Document Document::load(const std::string& path) {
+std::string Document::read_text(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        throw ConfigError(
+            path, 0, "(file)",
+            std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ConfigError(path, 0, "(file)", "cannot open file");
     std::stringstream ss;
     ss << in.rdbuf();
-    return parse(ss.str(), path);
+    return ss.str();
+}
+
+Document Document::load(const std::string& path) {
+    return parse(read_text(path), path);
 }
 
 Document Document::parse(std::string_view text, const std::string& name) {
@@ -259,54 +321,69 @@ Document Document::parse(std::string_view text, const std::string& name) {
     return d;
 }
 
-Table Document::root() const { return Table(tree_.get(), name_, ""); }
+Table Document::root() const {
+    return Table(tree_.get(), name_, "");
+}
+
+namespace {
+
+// Parses an override's value as TOML; a bare word that does not parse becomes a string. The
+// value's source is kOverrideSource, so later errors about it name "--set", not a file line.
+toml::table parse_override_value(const std::string& key, const std::string& value) {
+    const std::string source(kOverrideSource);
+    try {
+        return toml::parse("v = " + value, source);
+    } catch (const toml::parse_error&) {
+    }
+    try {
+        return toml::parse("v = \"" + value + "\"", source);
+    } catch (const toml::parse_error& e) {
+        throw ConfigError(source, 0, key, std::string(e.description()));
+    }
+}
+
+}  // namespace
 
 void Document::apply_override(const std::string& assignment) {
+    const std::string source(kOverrideSource);
     auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0) {
-        throw ConfigError("--set", 0, assignment, "expected key=value");
+        throw ConfigError(source, 0, assignment, "expected key=value");
     }
     std::string key = assignment.substr(0, eq);
     std::string value = assignment.substr(eq + 1);
     while (!key.empty() && key.back() == ' ') key.pop_back();
     while (!value.empty() && value.front() == ' ') value.erase(value.begin());
-
-    // Parse the value as TOML; a bare word that does not parse becomes a string.
-    toml::table parsed;
-    try {
-        parsed = toml::parse("v = " + value, "--set");
-    } catch (const toml::parse_error&) {
-        try {
-            parsed = toml::parse("v = \"" + value + "\"", "--set");
-        } catch (const toml::parse_error& e) {
-            throw ConfigError("--set", 0, key, std::string(e.description()));
-        }
-    }
+    toml::table parsed = parse_override_value(key, value);
 
     // Walk the dotted path, creating intermediate tables only where the key is new.
     toml::table* t = tree_.get();
     size_t start = 0;
     while (true) {
         size_t dot = key.find('.', start);
-        std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-        if (part.empty()) throw ConfigError("--set", 0, key, "empty key component");
+        std::string part =
+            key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (part.empty()) throw ConfigError(source, 0, key, "empty key component");
         if (dot == std::string::npos) {
             toml::node* existing = t->get(part);
             toml::node* v = parsed.get("v");
             if (existing != nullptr && existing->type() != v->type() &&
                 !(existing->is_floating_point() && v->is_integer())) {
-                throw ConfigError("--set", 0, key,
-                                  fmt::format("replaces {} with {}", type_name(*existing), type_name(*v)));
+                throw ConfigError(source, 0, key,
+                                  fmt::format("expected {} like the value it replaces, got {}",
+                                              type_name(*existing), type_name(*v)));
             }
-            t->insert_or_assign(part, std::move(*v));
+            v->visit([&](auto&& typed) { t->insert_or_assign(part, std::move(typed)); });
             return;
         }
         toml::node* next = t->get(part);
         if (next == nullptr) {
-            t->insert(part, toml::table{});
+            toml::table created = toml::parse("v = {}", source);
+            t->insert(part, std::move(*created.get_as<toml::table>("v")));
             next = t->get(part);
         }
-        if (!next->is_table()) throw ConfigError("--set", 0, key, fmt::format("{} is not a table", part));
+        if (!next->is_table())
+            throw ConfigError(source, 0, key, fmt::format("{} is not a table", part));
         t = next->as_table();
         start = dot + 1;
     }

@@ -9,13 +9,13 @@
 //   root.finish();                                    // unknown keys are errors
 #pragma once
 
+#include <toml++/toml.h>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <toml++/toml.h>
 #include <vector>
 
 #include "config/error.h"
@@ -23,8 +23,14 @@
 
 namespace ipisim::config {
 
+// The "file" of values that came from `--set key=value` rather than from a file.
+inline constexpr std::string_view kOverrideSource = "--set";
+
+// "an integer", "a string", ... for messages.
+const char* type_name(const toml::node& n);
+
 class Table {
-public:
+  public:
     // file: the name used in messages; path: dotted prefix of this table ("" for the root).
     Table(const toml::table* table, std::string file, std::string path);
 
@@ -34,12 +40,17 @@ public:
     [[nodiscard]] std::string dotted(std::string_view key) const;
     // Line of a key's value (or of the table when the key is absent); 0 when unknown.
     [[nodiscard]] int line_of(std::string_view key) const;
+    // File of a key's value: the table's file, or kOverrideSource for a value set by --set.
+    [[nodiscard]] std::string file_of(std::string_view key) const;
     [[nodiscard]] int line() const;
 
     // Scalars. T is one of int64_t, uint64_t, int, uint32_t, double, bool, std::string.
-    template <class T> T get(std::string_view key);
-    template <class T> T get_or(std::string_view key, T fallback);
-    template <class T> std::optional<T> get_optional(std::string_view key);
+    template <class T>
+    T get(std::string_view key);
+    template <class T>
+    T get_or(std::string_view key, T fallback);
+    template <class T>
+    std::optional<T> get_optional(std::string_view key);
 
     // Quantities with units.
     sim::Picos duration(std::string_view key);
@@ -48,7 +59,8 @@ public:
     sim::ClockDomain frequency(std::string_view key);
 
     // Arrays of scalars.
-    template <class T> std::vector<T> array(std::string_view key);
+    template <class T>
+    std::vector<T> array(std::string_view key);
     std::vector<sim::Picos> duration_array(std::string_view key);
 
     // Sub-tables and arrays of tables.
@@ -65,10 +77,14 @@ public:
     void finish() const;
 
     [[noreturn]] void fail(std::string_view key, const std::string& problem) const;
+    // Fails at a node's own location (an array element, a value set by --set).
+    [[noreturn]] void fail_at(const toml::node& n, const std::string& key,
+                              const std::string& problem) const;
 
-private:
+  private:
     const toml::node* node_or_fail(std::string_view key);
-    template <class T> T convert(std::string_view key, const toml::node& n) const;
+    template <class T>
+    T convert(std::string_view key, const toml::node& n) const;
 
     const toml::table* table_;
     std::string file_;
@@ -78,9 +94,11 @@ private:
 
 // A parsed TOML file; keeps the tree alive for the Tables that view it.
 class Document {
-public:
+  public:
     // Parse errors become ConfigError with the parser's line.
     static Document load(const std::string& path);
+    // The text of a config file; a missing or unreadable file is a ConfigError naming it.
+    static std::string read_text(const std::string& path);
     static Document parse(std::string_view text, const std::string& name);
 
     Table root() const;
@@ -93,7 +111,7 @@ public:
     // later by finish()). Errors name "--set" as the file.
     void apply_override(const std::string& assignment);
 
-private:
+  private:
     std::shared_ptr<toml::table> tree_;
     std::string name_;
 };

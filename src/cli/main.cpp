@@ -1,0 +1,93 @@
+// ipisim: the command line. Each subcommand is a function in its own file; this file only
+// parses arguments and turns errors into messages and exit codes.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <functional>
+
+#include "cli/data_dirs.h"
+#include "cli/list_command.h"
+#include "cli/machine_command.h"
+#include "cli/run_command.h"
+#include "config/error.h"
+
+namespace {
+
+using namespace ipisim;
+
+// Configuration mistakes print exactly "FILE:LINE: key: what is wrong" and exit 2.
+int guarded(const std::function<int()>& command) {
+    try {
+        return command();
+    } catch (const config::ConfigError& e) {
+        fmt::print(stderr, "{}\n", e.what());
+        return config::kExitBadInput;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "ipisim: error: {}\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "ipisim: deterministic simulation of cross-CPU communication (IPIs, "
+        "smp_call_function*, TLB shootdown) on modeled many-core machines"};
+    app.set_version_flag("--version", std::string("ipisim ") + IPISIM_VERSION);
+    app.require_subcommand(1);
+    app.fallthrough();
+
+    cli::DataDirs dirs = cli::default_data_dirs();
+    app.add_option("--machines", dirs.machines, "directory of machine files")
+        ->capture_default_str();
+    app.add_option("--experiments", dirs.experiments, "directory of experiment files")
+        ->capture_default_str();
+
+    std::function<int()> command;
+
+    CLI::App* list = app.add_subcommand("list", "machines, experiments and components");
+    list->callback([&] {
+        command = [&] {
+            fmt::print("{}", cli::render_list(dirs));
+            return 0;
+        };
+    });
+
+    cli::RunArgs run_args;
+    uint64_t seed = 0;
+    CLI::App* run = app.add_subcommand("run", "run an experiment file");
+    run->add_option("experiment", run_args.experiment,
+                    "experiment file (or name in the experiments directory)")
+        ->required();
+    CLI::Option* seed_opt = run->add_option("--seed", seed, "override experiment.seed");
+    run->add_option("--set", run_args.overrides, "override a value: key=value (repeatable)")
+        ->allow_extra_args(false);
+    run->add_option("--out", run_args.out_dir,
+                    "output directory (default: results/<experiment name>)");
+    run->callback([&] {
+        if (seed_opt->count() > 0) run_args.seed = seed;
+        command = [&] { return cli::run_command(run_args, dirs); };
+    });
+
+    std::string xml_path;
+    std::string out_path;
+    CLI::App* machine = app.add_subcommand("machine", "machine files");
+    machine->require_subcommand(1);
+    CLI::App* import =
+        machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
+    import->add_option("xml", xml_path, "hwloc XML file")->required();
+    import->add_option("-o,--output", out_path, "output TOML file (default: stdout)");
+    import->callback([&] { command = [&] { return cli::machine_import_command(xml_path, out_path);
+};
+});
+
+try {
+    app.parse(argc, argv);
+} catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : config::kExitBadInput;
+}
+return guarded(command);
+}

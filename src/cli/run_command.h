@@ -1,0 +1,24 @@
+// `ipisim run FILE.toml [--seed N] [--set key=value]... [--out DIR]`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/data_dirs.h"
+
+namespace ipisim::cli {
+
+struct RunArgs {
+    std::string experiment;              // a path, or a name in the experiments directory
+    std::optional<uint64_t> seed;        // overrides experiment.seed
+    std::vector<std::string> overrides;  // "key=value", applied in order before --seed
+    std::string out_dir;                 // default: results/<experiment name>
+};
+
+// Prints the summary table and fingerprint on stdout, progress and host time on stderr.
+// Returns the exit code; configuration mistakes throw config::ConfigError.
+int run_command(const RunArgs& args, const DataDirs& dirs);
+
+}  // namespace ipisim::cli

@@ -1,0 +1,146 @@
+#include "config/writer.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "config/table.h"
+
+namespace ipisim::config {
+
+namespace {
+
+std::vector<std::string> ordered_keys(const toml::table& t) {
+    return Table(&t, "", "").keys();
+}
+
+// A TOML basic string: double quotes, with escapes for quotes, backslashes and control chars.
+std::string quoted(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+                    out += fmt::format("\\u{:04X}",
+                                       static_cast<unsigned>(static_cast<unsigned char>(c)));
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+std::string key_text(const std::string& key) {
+    bool bare = !key.empty();
+    for (char c : key) {
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-';
+        bare = bare && ok;
+    }
+    return bare ? key : quoted(key);
+}
+
+bool is_table_array(const toml::node& n) {
+    const toml::array* a = n.as_array();
+    return a != nullptr && !a->empty() && a->is_array_of_tables();
+}
+
+std::string value_text(const toml::node& n);
+
+std::string inline_table_text(const toml::table& t) {
+    std::string out;
+    for (const std::string& key : ordered_keys(t)) {
+        out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", key_text(key),
+                           value_text(*t.get(key)));
+    }
+    return out.empty() ? std::string("{}") : fmt::format("{{ {} }}", out);
+}
+
+std::string value_text(const toml::node& n) {
+    if (const toml::table* t = n.as_table()) return inline_table_text(*t);
+    if (const toml::array* a = n.as_array()) {
+        std::string out;
+        for (const toml::node& e : *a)
+            out += fmt::format("{}{}", out.empty() ? "" : ", ", value_text(e));
+        return fmt::format("[{}]", out);
+    }
+    if (auto str = n.value_exact<std::string>()) return quoted(*str);
+    if (auto d = n.value_exact<double>()) {
+        // Shortest text that reads back to the same double, always recognisably a float.
+        std::string s = fmt::format("{}", *d);
+        if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+        return s;
+    }
+    std::ostringstream os;
+    n.visit([&os](const auto& v) { os << v; });
+    return os.str();
+}
+
+void write_section(std::string& out, const toml::table& t, const std::string& header) {
+    out += header + "\n";
+    for (const std::string& key : ordered_keys(t)) {
+        out += fmt::format("{} = {}\n", key_text(key), value_text(*t.get(key)));
+    }
+}
+
+}  // namespace
+
+std::string to_toml_text(const toml::table& root) {
+    std::string out;
+    std::vector<std::string> sections;
+    for (const std::string& key : ordered_keys(root)) {
+        const toml::node& n = *root.get(key);
+        if (n.is_table() || is_table_array(n)) {
+            sections.push_back(key);
+        } else {
+            out += fmt::format("{} = {}\n", key_text(key), value_text(n));
+        }
+    }
+    for (const std::string& key : sections) {
+        const toml::node& n = *root.get(key);
+        if (!out.empty()) out += "\n";
+        if (const toml::table* t = n.as_table()) {
+            // Arrays of tables inside a section get their own [[section.key]] blocks after it.
+            std::vector<std::string> arrays;
+            out += fmt::format("[{}]\n", key_text(key));
+            for (const std::string& sub : ordered_keys(*t)) {
+                const toml::node& v = *t->get(sub);
+                if (is_table_array(v)) {
+                    arrays.push_back(sub);
+                } else {
+                    out += fmt::format("{} = {}\n", key_text(sub), value_text(v));
+                }
+            }
+            for (const std::string& sub : arrays) {
+                for (const toml::node& e : *t->get(sub)->as_array()) {
+                    out += "\n";
+                    write_section(out, *e.as_table(),
+                                  fmt::format("[[{}.{}]]", key_text(key), key_text(sub)));
+                }
+            }
+        } else {
+            for (const toml::node& e : *n.as_array()) {
+                write_section(out, *e.as_table(), fmt::format("[[{}]]", key_text(key)));
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace ipisim::config

@@ -1,0 +1,43 @@
+#include "report/published.h"
+
+#include <cmath>
+
+#include "config/units.h"
+
+namespace ipisim::report {
+
+namespace {
+
+bool same_value(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
+    if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
+    if (a.is_string() && b.is_string()) {
+        std::string why;
+        auto da = config::parse_duration(a.get<std::string>(), &why);
+        auto db = config::parse_duration(b.get<std::string>(), &why);
+        if (da && db) return *da == *db;
+    }
+    return a == b;
+}
+
+}  // namespace
+
+bool matches(const PublishedRow& published, const ResultRow& row) {
+    for (const auto& [key, value] : published.params.items()) {
+        if (!row.params.contains(key) || !same_value(value, row.params[key])) return false;
+    }
+    return true;
+}
+
+const PublishedRow* find_published(const Published& published, const ResultRow& row) {
+    for (const PublishedRow& p : published.rows) {
+        if (matches(p, row)) return &p;
+    }
+    return nullptr;
+}
+
+std::optional<double> relative_error(double predicted, double published) {
+    if (published == 0 || !std::isfinite(published)) return std::nullopt;
+    return (predicted - published) / published;
+}
+
+}  // namespace ipisim::report

@@ -1,0 +1,69 @@
+#include "report/text_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace ipisim::report {
+
+namespace {
+
+// "12", "-3.5e-07", "+1.2%": right-aligned. "256-CPU host" is text.
+bool looks_numeric(const std::string& s) {
+    if (s == "inf" || s == "nan") return true;
+    bool digit = false;
+    for (char c : s) {
+        if (c >= '0' && c <= '9') {
+            digit = true;
+        } else if (c != '-' && c != '+' && c != '.' && c != 'e' && c != '%') {
+            return false;
+        }
+    }
+    return digit;
+}
+
+}  // namespace
+
+TextTable::TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+
+void TextTable::add_row(std::vector<std::string> cells) {
+    cells.resize(header_.size());
+    rows_.push_back(std::move(cells));
+}
+
+std::string TextTable::render() const {
+    std::vector<size_t> width(header_.size());
+    for (size_t c = 0; c < header_.size(); ++c) {
+        width[c] = header_[c].size();
+        for (const auto& row : rows_) width[c] = std::max(width[c], row[c].size());
+    }
+    auto line = [&](const std::vector<std::string>& cells, bool is_header) {
+        std::string out;
+        for (size_t c = 0; c < cells.size(); ++c) {
+            if (c > 0) out += "  ";
+            bool right = !is_header && looks_numeric(cells[c]);
+            out += right ? fmt::format("{:>{}}", cells[c], width[c])
+                         : fmt::format("{:<{}}", cells[c], width[c]);
+        }
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+        return out + "\n";
+    };
+    std::string out = line(header_, true);
+    std::vector<std::string> rule;
+    for (size_t w : width) rule.emplace_back(w, '-');
+    out += line(rule, true);
+    for (const auto& row : rows_) out += line(row, false);
+    return out;
+}
+
+std::string cell_text(const nlohmann::ordered_json& value) {
+    if (value.is_string()) return value.get<std::string>();
+    if (value.is_number_float()) return fmt::format("{:.6g}", value.get<double>());
+    if (value.is_number_unsigned()) return fmt::format("{}", value.get<uint64_t>());
+    if (value.is_number_integer()) return fmt::format("{}", value.get<int64_t>());
+    if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+    if (value.is_null()) return "";
+    return value.dump();
+}
+
+}  // namespace ipisim::report

@@ -1,0 +1,171 @@
+// Loading and running a good experiment in-process with the test-only test_echo workload.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/experiment.h"
+#include "cli/run_experiment.h"
+#include "config/error.h"
+#include "report/results_files.h"
+#include "report/summary.h"
+
+namespace ipisim::cli {
+namespace {
+
+const std::string kEcho = std::string(IPISIM_TEST_DATA) + "/good_configs/echo_sweep.toml";
+
+report::ExperimentResults run(const std::vector<std::string>& overrides = {}) {
+    return run_experiment(load_experiment(kEcho, overrides), RunOptions{});
+}
+
+std::string read(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::filesystem::path scratch(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("ipisim_experiment_test_" + name);
+    std::filesystem::remove_all(dir);
+    return dir;
+}
+
+TEST(Experiment, the_experiment_table_is_read) {
+    const Experiment e = load_experiment(kEcho, {});
+    EXPECT_EQ(e.name, "echo_sweep");
+    EXPECT_EQ(e.description, "echoes its parameters");
+    EXPECT_EQ(e.workload, "test_echo");
+    EXPECT_EQ(e.seed, 7U);
+    EXPECT_EQ(e.swept, (std::vector<std::string>{"cpus", "delay"}));
+    EXPECT_EQ(e.points(), 6U);
+    ASSERT_EQ(e.published.rows.size(), 1U);
+    EXPECT_EQ(e.published.source, "made up for the test");
+}
+
+TEST(Experiment, a_sweep_runs_the_cartesian_product_with_the_first_key_outermost) {
+    const report::ExperimentResults r = run();
+    ASSERT_EQ(r.rows.size(), 6U);
+    std::vector<std::pair<int64_t, std::string>> points;
+    for (const auto& row : r.rows)
+        points.emplace_back(row.params["cpus"].get<int64_t>(),
+                            row.params["delay"].get<std::string>());
+    EXPECT_EQ(points,
+              (std::vector<std::pair<int64_t, std::string>>{
+                  {2, "1 ns"}, {2, "2 ns"}, {2, "3 ns"}, {4, "1 ns"}, {4, "2 ns"}, {4, "3 ns"}}));
+    EXPECT_EQ(r.rows[4].metrics["delay_ns"], 2.0);
+    EXPECT_EQ(r.rows[4].params["label"], "x");  // parameters that are not swept are kept
+}
+
+TEST(Experiment, the_same_seed_gives_the_same_fingerprint_and_another_seed_a_different_one) {
+    const uint64_t a = report::combined_fingerprint(run().rows);
+    const uint64_t b = report::combined_fingerprint(run().rows);
+    const uint64_t c = report::combined_fingerprint(run({"experiment.seed=8"}).rows);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+}
+
+TEST(Experiment, overrides_replace_params_and_sweeps) {
+    const report::ExperimentResults r =
+        run({"sweep.cpus=[16]", "params.label=y", "experiment.seed=9"});
+    EXPECT_EQ(r.seed, 9U);
+    ASSERT_EQ(r.rows.size(), 3U);
+    EXPECT_EQ(r.rows[0].params["cpus"], 16);
+    EXPECT_EQ(r.rows[0].metrics["label"], "y");
+}
+
+TEST(Experiment, the_written_config_reruns_to_the_same_fingerprint) {
+    const Experiment e =
+        load_experiment(kEcho, {"experiment.seed=11", "sweep.delay=[\"5 ns\", \"4 ns\"]"});
+    const report::ExperimentResults first = run_experiment(e, RunOptions{});
+    const auto dir = scratch("rerun");
+    write_experiment_outputs(e, first, dir);
+    const Experiment again = load_experiment((dir / "config.toml").string(), {});
+    const report::ExperimentResults second = run_experiment(again, RunOptions{});
+    EXPECT_EQ(again.seed, 11U);
+    EXPECT_EQ(report::combined_fingerprint(first.rows), report::combined_fingerprint(second.rows));
+    EXPECT_EQ(report::results_json(first), report::results_json(second));
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Experiment, a_missing_seed_is_written_as_the_default) {
+    const auto dir = scratch("default_seed");
+    report::write_text_file(
+        dir / "e.toml",
+        "[experiment]\nname = \"e\"\nworkload = \"test_echo\"\n[params]\ncpus = 2\n");
+    const Experiment e = load_experiment((dir / "e.toml").string(), {});
+    EXPECT_EQ(e.seed, 1U);
+    EXPECT_NE(resolved_toml(e).find("seed = 1\n"), std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Experiment, results_files_hold_params_metrics_and_fingerprints) {
+    const Experiment e = load_experiment(kEcho, {});
+    const report::ExperimentResults r = run_experiment(e, RunOptions{});
+    const auto dir = scratch("files");
+    write_experiment_outputs(e, r, dir);
+    const auto json = nlohmann::ordered_json::parse(read(dir / "results.json"));
+    EXPECT_EQ(json["experiment"], "echo_sweep");
+    EXPECT_EQ(json["seed"], 7);
+    EXPECT_EQ(json["fingerprint"], report::fingerprint_hex(report::combined_fingerprint(r.rows)));
+    ASSERT_EQ(json["rows"].size(), 6U);
+    EXPECT_EQ(json["rows"][1]["params"]["delay"], "2 ns");
+    EXPECT_EQ(json["rows"][1]["metrics"]["cpus"], 2);
+    EXPECT_EQ(json["rows"][1]["fingerprint"].get<std::string>().size(), 16U);
+
+    const std::string csv = read(dir / "results.csv");
+    EXPECT_EQ(csv.substr(0, csv.find('\n')), "cpus,delay,label,cpus,delay_ns,label");
+    EXPECT_NE(csv.find("\n4,3 ns,x,4,3.0,x\n"), std::string::npos) << csv;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Experiment, published_values_appear_beside_predictions_with_relative_error) {
+    const Experiment e = load_experiment(kEcho, {});
+    const std::string summary =
+        report::render_summary(run_experiment(e, RunOptions{}), e.published);
+    EXPECT_NE(summary.find("params: label=x\n"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("published"), std::string::npos) << summary;
+    // cpus=4, delay=2 ns predicts 2 ns against a published 2.5 ns: -20%.
+    EXPECT_NE(summary.find("-20.0%"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("published: made up for the test\n"), std::string::npos);
+    EXPECT_NE(summary.find("fingerprint: "), std::string::npos);
+}
+
+TEST(Experiment, the_run_fingerprint_depends_on_every_row_and_their_order) {
+    report::ResultRow a;
+    a.fingerprint = 1;
+    report::ResultRow b;
+    b.fingerprint = 2;
+    EXPECT_NE(report::combined_fingerprint({a, b}), report::combined_fingerprint({b, a}));
+    EXPECT_NE(report::combined_fingerprint({a}), report::combined_fingerprint({a, a}));
+    EXPECT_EQ(report::fingerprint_hex(0xabcULL), "0000000000000abc");
+}
+
+}  // namespace
+}  // namespace ipisim::cli
+
+namespace ipisim::cli {
+namespace {
+
+std::string rejection_of(const std::vector<std::string>& overrides,
+                         const std::string& machines_dir) {
+    try {
+        RunOptions options;
+        options.machines_dir = machines_dir;
+        run_experiment(load_experiment(kEcho, overrides), options);
+    } catch (const config::ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(Experiment, a_machine_that_does_not_exist_is_named_where_it_was_set) {
+    EXPECT_EQ(
+        rejection_of({"experiment.machine=nope"}, "/no/machines"),
+        "--set: experiment.machine: no machine \"nope\" (/no/machines/nope.toml does not exist)");
+}
+
+}  // namespace
+}  // namespace ipisim::cli

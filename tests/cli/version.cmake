@@ -1,0 +1,8 @@
+# `ipisim --version` prints "ipisim <version>" and exits 0.
+execute_process(COMMAND ${IPISIM} --version OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "--version exited ${rc}: ${err}")
+endif()
+if(NOT out MATCHES "^ipisim [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+  message(FATAL_ERROR "unexpected --version output: '${out}'")
+endif()

@@ -1,0 +1,105 @@
+// `--set key=value` replaces a value of the same kind or adds a key the schema then checks;
+// errors about an overridden value name "--set" rather than a line of the file.
+#include <gtest/gtest.h>
+
+#include "config/table.h"
+
+namespace ipisim::config {
+namespace {
+
+using namespace sim::literals;
+
+template <class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+Document sample() {
+    return Document::parse("[params]\ncpus = 4\nratio = 0.5\ndelay = \"1 ns\"\nname = \"x\"\n",
+                           "e.toml");
+}
+
+TEST(Override, a_value_of_the_same_type_replaces_the_old_one) {
+    Document doc = sample();
+    doc.apply_override("params.cpus=8");
+    doc.apply_override("params.ratio = 2");
+    doc.apply_override("params.delay=5 us");
+    doc.apply_override("params.name=\"quoted\"");
+    Table params = doc.root().table("params");
+    EXPECT_EQ(params.get<int>("cpus"), 8);
+    EXPECT_DOUBLE_EQ(params.get<double>("ratio"), 2.0);
+    EXPECT_EQ(params.duration("delay"), 5_us);
+    EXPECT_EQ(params.get<std::string>("name"), "quoted");
+}
+
+TEST(Override, a_bare_word_is_taken_as_a_string) {
+    Document doc = sample();
+    doc.apply_override("params.name=ipi_ping");
+    EXPECT_EQ(doc.root().table("params").get<std::string>("name"), "ipi_ping");
+}
+
+TEST(Override, arrays_can_be_set) {
+    Document doc = Document::parse("[sweep]\ncpus = [1]\n", "e.toml");
+    doc.apply_override("sweep.cpus=[2, 4, 8]");
+    EXPECT_EQ(doc.root().table("sweep").array<int>("cpus"), (std::vector<int>{2, 4, 8}));
+}
+
+TEST(Override, a_value_of_another_type_is_rejected) {
+    Document doc = sample();
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus=four"); }),
+              "--set: params.cpus: expected an integer like the value it replaces, got a string");
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.delay=5"); }),
+              "--set: params.delay: expected a string like the value it replaces, got an integer");
+}
+
+TEST(Override, an_assignment_without_equals_is_rejected) {
+    Document doc = sample();
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus"); }),
+              "--set: params.cpus: expected key=value");
+    EXPECT_EQ(error_of([&] { doc.apply_override("=3"); }), "--set: =3: expected key=value");
+    EXPECT_EQ(error_of([&] { doc.apply_override("params..cpus=3"); }),
+              "--set: params..cpus: empty key component");
+}
+
+TEST(Override, a_path_through_a_value_is_rejected) {
+    Document doc = sample();
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus.x=3"); }),
+              "--set: params.cpus.x: cpus is not a table");
+}
+
+TEST(Override, an_unknown_key_it_adds_is_reported_by_finish_as_from_set) {
+    Document doc = sample();
+    doc.apply_override("params.colour=3");
+    Table params = doc.root().table("params");
+    for (const char* k : {"cpus", "ratio", "delay", "name"}) params.mark_used(k);
+    EXPECT_EQ(error_of([&] { params.finish(); }), "--set: params.colour: unknown key");
+}
+
+TEST(Override, an_unknown_table_it_adds_is_reported_as_from_set) {
+    Document doc = sample();
+    doc.apply_override("parms.cpus=3");
+    Table root = doc.root();
+    root.table("params");
+    EXPECT_EQ(error_of([&] { root.finish(); }), "--set: parms: unknown key");
+}
+
+TEST(Override, a_bad_unit_in_an_overridden_value_names_set) {
+    Document doc = sample();
+    doc.apply_override("params.delay=5 parsecs");
+    EXPECT_EQ(error_of([&] { doc.root().table("params").duration("delay"); }),
+              "--set: params.delay: unknown duration unit \"parsecs\" (use ps, ns, us, ms or s)");
+}
+
+TEST(Override, values_it_adds_come_after_the_file_keys) {
+    Document doc = Document::parse("[sweep]\nb = [1]\n", "e.toml");
+    doc.apply_override("sweep.a=[2]");
+    EXPECT_EQ(doc.root().table("sweep").keys(), (std::vector<std::string>{"b", "a"}));
+}
+
+}  // namespace
+}  // namespace ipisim::config

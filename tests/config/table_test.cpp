@@ -1,0 +1,116 @@
+// A config::Table reads strictly: every mistake is a ConfigError naming FILE:LINE and the key.
+#include <gtest/gtest.h>
+
+#include "config/table.h"
+
+namespace ipisim::config {
+namespace {
+
+using namespace sim::literals;
+
+// The message a read throws, or "" when it does not throw.
+template <class F>
+std::string error_of(F&& read) {
+    try {
+        read();
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const char* kMachine = R"(name = "m"
+cores = 4
+clock = "2.1 GHz"
+
+[costs]
+ipi = "500 ns"
+spin = 3.5
+list = [1, 2, "x"]
+lats = ["1 ns", "2 us"]
+)";
+
+TEST(Table, values_of_the_right_type_and_unit_are_read) {
+    Document doc = Document::parse(kMachine, "m.toml");
+    Table root = doc.root();
+    EXPECT_EQ(root.get<std::string>("name"), "m");
+    EXPECT_EQ(root.get<int>("cores"), 4);
+    EXPECT_EQ(root.frequency("clock").khz(), 2'100'000U);
+    Table costs = root.table("costs");
+    EXPECT_EQ(costs.duration("ipi"), 500_ns);
+    EXPECT_DOUBLE_EQ(costs.get<double>("spin"), 3.5);
+    EXPECT_EQ(costs.duration_array("lats"), (std::vector<sim::Picos>{1_ns, 2_us}));
+    EXPECT_EQ(costs.duration_or("absent", 7_ns), 7_ns);
+    EXPECT_FALSE(costs.get_optional<int>("absent").has_value());
+}
+
+TEST(Table, an_unknown_key_names_its_file_and_line) {
+    Document doc = Document::parse(kMachine, "m.toml");
+    Table root = doc.root();
+    root.get<std::string>("name");
+    root.table("costs");
+    EXPECT_EQ(error_of([&] { root.finish(); }), "m.toml:2: cores: unknown key");
+}
+
+TEST(Table, unknown_keys_are_reported_in_file_order) {
+    Document doc = Document::parse("z = 1\na = 2\n", "f.toml");
+    EXPECT_EQ(error_of([&] { doc.root().finish(); }), "f.toml:1: z: unknown key");
+}
+
+TEST(Table, a_value_of_the_wrong_type_names_both_types) {
+    Document doc = Document::parse(kMachine, "m.toml");
+    Table root = doc.root();
+    EXPECT_EQ(error_of([&] { root.get<int>("name"); }),
+              "m.toml:1: name: expected an integer, got a string");
+    EXPECT_EQ(error_of([&] { root.get<bool>("cores"); }),
+              "m.toml:2: cores: expected a boolean, got an integer");
+    EXPECT_EQ(error_of([&] { root.table("name"); }),
+              "m.toml:1: name: expected a table, got a string");
+}
+
+TEST(Table, a_missing_required_key_names_the_table) {
+    Document doc = Document::parse(kMachine, "m.toml");
+    Table costs = doc.root().table("costs");
+    EXPECT_EQ(error_of([&] { costs.duration("c1_exit"); }),
+              "m.toml:5: costs.c1_exit: required key is missing");
+}
+
+TEST(Table, a_duration_without_its_unit_is_an_error) {
+    Document doc = Document::parse("[costs]\nipi = 500\nipi2 = \"500\"\n", "m.toml");
+    Table costs = doc.root().table("costs");
+    EXPECT_EQ(error_of([&] { costs.duration("ipi"); }),
+              "m.toml:2: costs.ipi: a duration must be a string with a unit such as \"5 ns\", got "
+              "an integer");
+    EXPECT_EQ(error_of([&] { costs.duration("ipi2"); }),
+              "m.toml:3: costs.ipi2: a duration needs a unit (ps, ns, us, ms or s), got \"500\"");
+}
+
+TEST(Table, a_bad_array_element_names_its_index) {
+    Document doc = Document::parse(kMachine, "m.toml");
+    Table costs = doc.root().table("costs");
+    EXPECT_EQ(error_of([&] { costs.array<int>("list"); }),
+              "m.toml:8: costs.list[2]: expected an integer, got a string");
+}
+
+TEST(Table, an_integer_out_of_range_is_an_error) {
+    Document doc = Document::parse("n = -1\n", "f.toml");
+    EXPECT_EQ(error_of([&] { doc.root().get<uint32_t>("n"); }), "f.toml:1: n: -1 is out of range");
+}
+
+TEST(Table, keys_come_in_file_order) {
+    Document doc = Document::parse("[sweep]\nzeta = [1]\nalpha = [2]\nmid = [3]\n", "f.toml");
+    EXPECT_EQ(doc.root().table("sweep").keys(), (std::vector<std::string>{"zeta", "alpha", "mid"}));
+}
+
+TEST(Table, a_syntax_error_names_its_line) {
+    EXPECT_EQ(error_of([] { Document::parse("a = 1\nb = = 2\n", "f.toml"); }),
+              "f.toml:2: (syntax): Error while parsing value: could not determine value type");
+}
+
+TEST(Table, a_missing_file_is_named) {
+    EXPECT_EQ(error_of([] { Document::load("/no/such/file.toml"); }),
+              "/no/such/file.toml: (file): no such file");
+}
+
+}  // namespace
+}  // namespace ipisim::config
