@@ -15,6 +15,8 @@ struct RunContext {
     uint64_t seed = 1;
     // Directory holding machines/*.toml, so a workload can load the machine an experiment names.
     std::string machines_dir;
+    // The experiment's [experiment] machine (empty: the workload's default).
+    std::string machine;
 };
 
 struct RunResult {
