@@ -1,0 +1,101 @@
+// A simulated cache line: which CPUs hold a copy (owner + sharers), its home NUMA node, when
+// the last transaction reserved on it completes, the signal spinners sleep on, and statistics.
+//
+// State, in MOESI terms: `owner` is the CPU whose cache supplies the line (M, E or O); the
+// holders are every CPU with a valid copy, the owner included (O/S copies). Invariants: an
+// uncached line has no owner and no holders; a cached line has an owner, and the owner holds
+// it. The state changes when a transaction is *reserved* (see coherence_protocol.h), not when
+// it completes, so it always describes the line after every transaction already queued on it.
+// Lines are never evicted.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "hw/topology.h"
+#include "sim/signal.h"
+#include "sim/time.h"
+
+namespace ipisim::hw {
+
+inline constexpr CpuId kNoCpu = std::numeric_limits<CpuId>::max();
+
+struct LineStats {
+    uint64_t hits = 0;            // accesses served by the own L1 (not serialized)
+    uint64_t transactions = 0;    // misses: serialized on the line
+    uint64_t memory_fetches = 0;  // transactions served by the home memory
+    uint64_t upgrades = 0;        // writes by a CPU that already held a shared copy
+    uint64_t invalidations = 0;   // copies invalidated by writes
+    std::array<uint64_t, kDistanceClasses> transfers{};  // data sent by the owner, by distance
+    sim::Picos queueing;  // sum over transactions of (start - request): waiting for the line
+    sim::Picos busy;      // sum over transactions of their length
+
+    LineStats& operator+=(const LineStats& o);
+};
+
+class CacheLine {
+public:
+    CacheLine(uint32_t id, std::string name, uint32_t home_node, uint32_t nr_cpus);
+    CacheLine(const CacheLine&) = delete;
+    CacheLine& operator=(const CacheLine&) = delete;
+
+    [[nodiscard]] uint32_t id() const { return id_; }
+    [[nodiscard]] const std::string& name() const { return name_; }
+    [[nodiscard]] uint32_t home_node() const { return home_node_; }
+
+    // kNoCpu while the line is cached nowhere.
+    [[nodiscard]] CpuId owner() const { return owner_; }
+    [[nodiscard]] bool holds(CpuId cpu) const { return (words_[cpu >> 6] >> (cpu & 63)) & 1U; }
+    // The CPU may write without a transaction: it owns the only copy.
+    [[nodiscard]] bool exclusive(CpuId cpu) const { return owner_ == cpu && holders_ == 1; }
+    [[nodiscard]] uint32_t holder_count() const { return holders_; }
+    // Calls f(cpu) for every holder, in ascending CPU number.
+    template <class F>
+    void for_each_holder(F&& f) const {
+        for (size_t w = 0; w < words_.size(); ++w) {
+            for (uint64_t bits = words_[w]; bits != 0; bits &= bits - 1) {
+                f(static_cast<CpuId>(w * 64 + static_cast<size_t>(std::countr_zero(bits))));
+            }
+        }
+    }
+
+    // When the last transaction reserved on the line completes (plus line occupancy).
+    [[nodiscard]] sim::Picos busy_until() const { return busy_until_; }
+    // Notified when a write (store or RMW) to any variable of the line completes.
+    [[nodiscard]] sim::Signal& written() { return written_; }
+    [[nodiscard]] const LineStats& stats() const { return stats_; }
+    [[nodiscard]] uint32_t var_count() const { return vars_; }
+    // Claims the next 8-byte slot; returns its byte offset (std::length_error past 8).
+    uint32_t claim_slot();
+
+    // Setup only (no time, no statistics): `cpu` becomes the exclusive owner, as if it had
+    // just written the line (e.g. a per-CPU variable its CPU initialised).
+    void prime(CpuId cpu) { make_exclusive(cpu); }
+
+private:
+    friend class CoherenceProtocol;
+    // Protocol state changes, made by CoherenceProtocol at reservation time.
+    void add_holder(CpuId cpu);
+    // `cpu` becomes the owner and only holder; returns how many other copies were invalidated.
+    uint32_t make_exclusive(CpuId cpu);
+    void set_owner(CpuId cpu) { owner_ = cpu; }
+    void set_busy_until(sim::Picos t) { busy_until_ = t; }
+    LineStats& mutable_stats() { return stats_; }
+
+    uint32_t id_;
+    std::string name_;
+    uint32_t home_node_;
+    CpuId owner_ = kNoCpu;
+    uint32_t holders_ = 0;
+    std::vector<uint64_t> words_;  // holder bitset, one bit per CPU
+    sim::Picos busy_until_;
+    sim::Signal written_;
+    LineStats stats_;
+    uint32_t vars_ = 0;
+};
+
+}  // namespace ipisim::hw

@@ -1,0 +1,77 @@
+#include "hw/coherence/coherence_protocol.h"
+
+#include <algorithm>
+
+namespace ipisim::hw {
+
+sim::Picos CoherenceProtocol::leg(CpuId r, CpuId h, uint32_t home_node) const {
+    const DistanceClass d = topo_.distance(r, h);
+    sim::Picos t = spec_.transfer.at(d);
+    if (d > DistanceClass::same_l3 && topo_.package_of(h) != topo_.package_of_node(home_node)) {
+        t += spec_.remote_home_extra;
+    }
+    return t;
+}
+
+sim::Picos CoherenceProtocol::memory(CpuId cpu, uint32_t home_node) const {
+    return topo_.package_of_node(home_node) == topo_.package_of(cpu) ? spec_.memory_local
+                                                                     : spec_.memory_remote;
+}
+
+sim::Picos CoherenceProtocol::hit(CacheLine& line) {
+    ++line.mutable_stats().hits;
+    return spec_.l1_hit;
+}
+
+sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost) {
+    const sim::Picos now = eng_.now();
+    const sim::Picos start = std::max(now, line.busy_until());
+    const sim::Picos end = start + cost;
+    line.set_busy_until(end + spec_.line_occupancy);
+    LineStats& s = line.mutable_stats();
+    ++s.transactions;
+    s.queueing += start - now;
+    s.busy += cost;
+    return end - now;
+}
+
+sim::Picos CoherenceProtocol::reserve_read(CpuId cpu, CacheLine& line) {
+    if (line.holds(cpu)) return hit(line);
+    LineStats& s = line.mutable_stats();
+    sim::Picos cost;
+    const CpuId owner = line.owner();
+    if (owner == kNoCpu) {
+        cost = memory(cpu, line.home_node());
+        ++s.memory_fetches;
+        line.set_owner(cpu);
+    } else {
+        cost = leg(cpu, owner, line.home_node());
+        ++s.transfers[static_cast<size_t>(topo_.distance(cpu, owner))];
+    }
+    line.add_holder(cpu);
+    return serialize(line, cost);
+}
+
+sim::Picos CoherenceProtocol::reserve_write(CpuId cpu, CacheLine& line) {
+    if (line.exclusive(cpu)) return hit(line);
+    LineStats& s = line.mutable_stats();
+    sim::Picos cost;
+    const CpuId owner = line.owner();
+    if (owner == kNoCpu) {
+        cost = memory(cpu, line.home_node());
+        ++s.memory_fetches;
+    } else {
+        if (line.holds(cpu)) {
+            ++s.upgrades;
+        } else {
+            ++s.transfers[static_cast<size_t>(topo_.distance(cpu, owner))];
+        }
+        line.for_each_holder([&](CpuId h) {
+            if (h != cpu) cost = std::max(cost, leg(cpu, h, line.home_node()));
+        });
+    }
+    s.invalidations += line.make_exclusive(cpu);
+    return serialize(line, cost);
+}
+
+}  // namespace ipisim::hw

@@ -1,0 +1,133 @@
+// The simulated memory of one machine: cache lines, the shared variables on them, and the
+// accesses CPUs make to those variables. Costs and serialization follow coherence_protocol.h.
+//
+//   hw::Memory mem(eng, machine.topology, machine.coherence);
+//   hw::SimVar& flag = mem.new_aligned_var("csd.flags", topo.node_of(cpu));
+//   co_await mem.store(0, flag, 1);                      // in process code, as CPU 0
+//   uint64_t v = co_await mem.wait_until(1, flag, [](uint64_t x) { return x == 1; });
+//
+// Every access is a sim::Task run inline in the calling process, masked while it waits (see
+// access_completion.h). Atomics keep the kernel's names and return conventions (cmpxchg
+// returns the old value, try_cmpxchg a success flag, test_and_set_bit the old bit).
+//
+// Spinning without polling: a spinner loads, checks, and if unsatisfied sleeps on the line's
+// `written` signal; each completed write to the line (any variable on it: false sharing)
+// wakes it, and its next load is a miss that pays the re-fetch and queues on the line like any
+// other transaction. Nothing is scheduled while nobody writes the line. No wake-up is lost:
+// the value a load returns includes every write reserved before it, and every write reserved
+// after it completes after the load does (serialization), so its notification finds the
+// spinner already asleep.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hw/coherence/access_completion.h"
+#include "hw/coherence/cache_line.h"
+#include "hw/coherence/coherence_protocol.h"
+#include "hw/coherence/sim_var.h"
+#include "sim/signal.h"
+#include "sim/task.h"
+
+namespace ipisim::hw {
+
+// What spin_until returns: done with the satisfying value, or the interrupt that cut it short.
+struct SpinResult {
+    bool done = false;
+    uint64_t value = 0;  // the last value loaded
+    sim::Wake wake{};    // when !done: the interrupted wake (wake.irq)
+};
+
+class Memory {
+public:
+    // The topology and spec are referenced, not copied: they must outlive the Memory.
+    Memory(sim::Engine& eng, const Topology& topo, const CoherenceSpec& spec);
+    Memory(const Memory&) = delete;
+    Memory& operator=(const Memory&) = delete;
+
+    // --- allocation (addresses are stable for the life of the Memory) ---
+    CacheLine& new_line(std::string name, uint32_t home_node);
+    // A variable in the next free 8-byte slot of `line` (std::length_error past 8 per line).
+    SimVar& new_var(CacheLine& line, uint64_t initial = 0);
+    // A variable alone on a new line (____cacheline_aligned).
+    SimVar& new_aligned_var(std::string name, uint32_t home_node, uint64_t initial = 0);
+
+    [[nodiscard]] size_t line_count() const { return lines_.size(); }
+    [[nodiscard]] CacheLine& line(uint32_t id) { return *lines_.at(id); }
+    // Statistics summed over every line.
+    [[nodiscard]] LineStats total_stats() const;
+    [[nodiscard]] const CoherenceProtocol& protocol() const { return protocol_; }
+
+    // --- accesses by CPU `cpu` (call from process code) ---
+    sim::Task<uint64_t> load(CpuId cpu, SimVar& v);
+    sim::Task<> store(CpuId cpu, SimVar& v, uint64_t value);
+    sim::Task<uint64_t> xchg(CpuId cpu, SimVar& v, uint64_t value);
+    // Returns the old value; the store happened iff it equals `expected`. A failed cmpxchg
+    // still takes the line exclusive (x86 LOCK CMPXCHG always writes) and wakes spinners.
+    sim::Task<uint64_t> cmpxchg(CpuId cpu, SimVar& v, uint64_t expected, uint64_t desired);
+    // Kernel try_cmpxchg: true on success; on failure `expected` receives the current value.
+    sim::Task<bool> try_cmpxchg(CpuId cpu, SimVar& v, uint64_t& expected, uint64_t desired);
+    sim::Task<uint64_t> fetch_add(CpuId cpu, SimVar& v, uint64_t delta);  // wraps modulo 2^64
+    sim::Task<uint64_t> fetch_or(CpuId cpu, SimVar& v, uint64_t mask);
+    sim::Task<uint64_t> fetch_and(CpuId cpu, SimVar& v, uint64_t mask);
+    // Atomic bit operations on bit `nr` (0..63); test_* return the old bit.
+    sim::Task<bool> test_and_set_bit(CpuId cpu, SimVar& v, unsigned nr);
+    sim::Task<bool> test_and_clear_bit(CpuId cpu, SimVar& v, unsigned nr);
+    sim::Task<> set_bit(CpuId cpu, SimVar& v, unsigned nr);
+    sim::Task<> clear_bit(CpuId cpu, SimVar& v, unsigned nr);
+
+    // --- spinning ---
+    // Sleeps until a write to v's line completes. Interruptible unless the process is masked:
+    // Wake.notified() after a write, Wake.interrupted() (with the irq) after an interrupt.
+    // Costs nothing and schedules nothing by itself; the caller's next load pays the re-fetch.
+    sim::Signal::Awaiter wait_for_write(SimVar& v) { return v.line().written().wait(); }
+
+    // Spins with interrupts masked (an interrupt stays pending) until pred(value); returns the
+    // satisfying value.
+    template <class Pred>
+    sim::Task<uint64_t> wait_until(CpuId cpu, SimVar& v, Pred pred);
+
+    // Spins interruptibly until pred(value) (done) or an interrupt arrives while it sleeps
+    // (!done, wake.irq). Loads themselves are never interrupted. After handling the interrupt
+    // call it again: if the line was not written meanwhile the first load is an L1 hit.
+    template <class Pred>
+    sim::Task<SpinResult> spin_until(CpuId cpu, SimVar& v, Pred pred);
+
+private:
+    // Reserves a write on v's line; returns the awaitable that ends the access.
+    AccessCompletion begin_write(CpuId cpu, SimVar& v);
+
+    sim::Engine& eng_;
+    const Topology& topo_;
+    CoherenceProtocol protocol_;
+    std::vector<std::unique_ptr<CacheLine>> lines_;
+    std::vector<std::unique_ptr<SimVar>> vars_;
+};
+
+template <class Pred>
+sim::Task<uint64_t> Memory::wait_until(CpuId cpu, SimVar& v, Pred pred) {
+    sim::Process* self = sim::Process::current();
+    self->mask();
+    for (;;) {
+        const uint64_t value = co_await load(cpu, v);
+        if (pred(value)) {
+            self->unmask();
+            co_return value;
+        }
+        co_await wait_for_write(v);
+    }
+}
+
+template <class Pred>
+sim::Task<SpinResult> Memory::spin_until(CpuId cpu, SimVar& v, Pred pred) {
+    for (;;) {
+        const uint64_t value = co_await load(cpu, v);
+        if (pred(value)) co_return SpinResult{true, value, {}};
+        const sim::Wake w = co_await wait_for_write(v);
+        if (w.interrupted()) co_return SpinResult{false, value, w};
+    }
+}
+
+}  // namespace ipisim::hw
