@@ -2,6 +2,12 @@
 // Lazy: the body starts when awaited. Awaiting pushes the child on the current process's task
 // stack and returns to the process's run loop, which resumes the child; when the child finishes
 // it pops itself and the loop resumes the parent. The Task object owns the frame.
+//
+// g++ 12 pitfall (measured here): `if (co_await f())` / `while (co_await f())` — a co_await
+// inside a condition — miscompiles: the parent frame is later resumed at an invalid suspend
+// point (SIGILL at -O0, a crash at -O2). Always await into a local first:
+//     const bool ok = co_await f();
+//     if (ok) ...
 #pragma once
 
 #include <coroutine>

@@ -1,0 +1,30 @@
+// Spinning on a shared variable as a CPU does it (smp_cond_load_acquire, cpu_relax loops):
+// without polling events, charged as `spin` in the CPU profile, and interruptible when IRQs are
+// on — an interrupt arriving while the spinner sleeps on the line is handled at once, then the
+// spin resumes (its first load hits in L1 unless the line was written meanwhile).
+#pragma once
+
+#include "hw/coherence/memory.h"
+#include "hw/cpu/cpu.h"
+
+namespace ipisim::hw {
+
+template <class Pred>
+sim::Task<uint64_t> spin_until(Cpu& cpu, Memory& mem, SimVar& v, Pred pred) {
+    const uint32_t label = cpu.profile().label();
+    const Activity saved = cpu.profile().activity();
+    // Inside IRQ context the time stays IRQ time; elsewhere it is spinning.
+    const bool in_irq = saved == Activity::irq;
+    if (!in_irq) cpu.set_activity(label, Activity::spin);
+    for (;;) {
+        SpinResult r = co_await mem.spin_until(cpu.id(), v, pred);
+        if (r.done) {
+            if (!in_irq) cpu.set_activity(label, saved);
+            co_return r.value;
+        }
+        co_await cpu.take_irq(r.wake.irq);
+        if (!in_irq) cpu.set_activity(label, Activity::spin);
+    }
+}
+
+}  // namespace ipisim::hw
