@@ -112,6 +112,7 @@ std::string cost_sections(const Topology& topo, bool x86, bool amd) {
     out += fmt::format("self = \"300 ns\"   {}\n", todo);
     out += classes(delivery_ns);
     out += fmt::format("capacity = 64   {}\n", todo);
+    out += fmt::format("accept = \"20 ns\"   {}\n", todo);
 
     out += "\n[tlb]\n";
     out += fmt::format("entries = 1536   {}\n", todo);

@@ -143,6 +143,7 @@ IntcSpec parse_intc(config::Table t, const Topology& topo, Arch arch) {
     s.delivery.at(DistanceClass::self) = f.duration("self");
     s.capacity = f.get<uint32_t>("capacity");
     if (s.capacity == 0) f.fail("capacity", "must be at least 1 message in flight");
+    s.accept = f.duration("accept");
     f.finish();
     t.finish();
     return s;

@@ -85,6 +85,9 @@ struct IntcSpec {
     // messages in flight machine-wide (further sends wait).
     DistanceTable delivery;
     uint32_t capacity = 0;
+    // Time a target's controller (local APIC, GIC redistributor) takes to accept one message;
+    // a burst of messages to one target is spaced by it.
+    sim::Picos accept;
 };
 
 // [tlb]: per-CPU TLB geometry and invalidation costs.

@@ -21,7 +21,7 @@ function(expect_in out)
 endfunction()
 
 expect_in("${out}" "machines (${WORK}/home/machines):" "toy     a toy machine" "broken"
-          "experiments (${WORK}/home/experiments):" "demo  demo  a demo" "components:" "workload  description"
+          "experiments (${WORK}/home/experiments):" "demo  demo  a demo" "components:" "workload" "intc" "x2apic_phys"
           "ipi_ping")
 
 execute_process(COMMAND ${IPISIM} list --machines ${WORK}/home/machines --experiments ${WORK}/nowhere

@@ -195,6 +195,7 @@ fence = "50 ns"
 self = "500 ns"
 smt = "500 ns"
 capacity = 64
+accept = "20 ns"
 [tlb]
 entries = 64
 invlpg = "100 ns"

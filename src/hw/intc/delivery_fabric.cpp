@@ -13,7 +13,7 @@ using sim::Picos;
 
 DeliveryFabric::DeliveryFabric(sim::Engine& eng, const MachineSpec& spec, std::vector<Cpu*> cpus)
     : eng_(eng), spec_(spec), cpus_(std::move(cpus)), capacity_(spec.intc.capacity),
-      next_accept_(spec.topology.nr_cpus(), Picos::zero()) {
+      accept_(spec.intc.accept), next_accept_(spec.topology.nr_cpus(), Picos::zero()) {
     if (cpus_.size() != spec_.topology.nr_cpus()) {
         throw std::invalid_argument(fmt::format("delivery fabric: {} CPUs given, machine \"{}\" has {}",
                                                 cpus_.size(), spec_.name, spec_.topology.nr_cpus()));

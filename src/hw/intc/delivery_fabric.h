@@ -17,9 +17,8 @@
 //              vector, no kernel handler and no IRQ entry.
 //   * Deliveries are URGENT events tagged kFabricTagBase + target (deterministic).
 //
-// A: the machine file has no acceptance time yet, so it defaults to kDefaultAcceptTime [A]
-// (a local APIC / GIC redistributor latching one message into IRR/pending); set_accept_time()
-// overrides it.
+// A comes from the machine file ([intc.fabric] accept: a local APIC / GIC redistributor
+// latching one message into IRR/pending); set_accept_time() overrides it (tests).
 #pragma once
 
 #include <cstdint>
@@ -40,7 +39,6 @@ class Cpu;
 enum class DeliveryMode : uint8_t { fixed, rar };
 
 inline constexpr uint32_t kFabricTagBase = 0x1F000000;
-inline constexpr sim::Picos kDefaultAcceptTime{20'000};  // 20 ns [A], unpublished
 
 struct FabricStats {
     uint64_t messages = 0;          // handed to the fabric
@@ -96,7 +94,7 @@ private:
     const MachineSpec& spec_;
     std::vector<Cpu*> cpus_;
     uint32_t capacity_;
-    sim::Picos accept_ = kDefaultAcceptTime;
+    sim::Picos accept_;
     RarHook rar_hook_;
     std::vector<Message> messages_;     // pool, indexed by event arg
     std::vector<uint32_t> free_;        // free pool indices (LIFO: deterministic)

@@ -1,0 +1,39 @@
+// A simulated system for one workload run: the engine, the machine profile the experiment
+// names, the machine instance, and the kernel on it. Members are destroyed in reverse order,
+// and the platform shuts the engine's processes down before the CPUs and memory go.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "hw/machine.h"
+#include "hw/platform.h"
+#include "kernel/kernel.h"
+#include "sim/engine.h"
+#include "workload/workload.h"
+
+namespace ipisim::workload {
+
+struct System {
+    sim::Engine eng;
+    hw::MachineSpec spec;
+    std::unique_ptr<hw::Platform> platform;
+    std::unique_ptr<kernel::Kernel> kernel;
+
+    // Loads ctx.machine from ctx.machines_dir (a ConfigError if the experiment names none:
+    // `workload` names the workload in the message).
+    System(const RunContext& ctx, const std::string& workload);
+    explicit System(hw::MachineSpec machine);
+    ~System();
+    System(const System&) = delete;
+    System& operator=(const System&) = delete;
+
+    [[nodiscard]] hw::Cpu& cpu(hw::CpuId c) { return platform->cpu(c); }
+    [[nodiscard]] kernel::Smp& smp() { return kernel->smp(); }
+    [[nodiscard]] uint32_t nr_cpus() const { return platform->nr_cpus(); }
+
+private:
+    void build();
+};
+
+}  // namespace ipisim::workload
