@@ -3,7 +3,7 @@
 # Used by README.md and .ci/run. Needs root (or sudo).
 set -euo pipefail
 PKGS=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhwloc-dev hwloc
   clang-format clang-tidy
