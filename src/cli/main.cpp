@@ -9,6 +9,7 @@
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
+#include "cli/reproduce_command.h"
 #include "cli/run_command.h"
 #include "config/error.h"
 
@@ -69,6 +70,16 @@ int main(int argc, char** argv) {
     run->callback([&] {
         if (seed_opt->count() > 0) run_args.seed = seed;
         command = [&] { return cli::run_command(run_args, dirs); };
+    });
+
+    cli::ReproduceArgs reproduce_args;
+    CLI::App* reproduce =
+        app.add_subcommand("reproduce", "run every seed experiment (experiments/seed*.toml)");
+    reproduce->add_option("--out", reproduce_args.out_dir, "output directory (one folder per experiment)")
+        ->capture_default_str();
+    reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
+    reproduce->callback([&] {
+        command = [&] { return cli::reproduce_command(reproduce_args, dirs); };
     });
 
     std::string xml_path;

@@ -96,6 +96,7 @@ report::ExperimentResults run_experiment(const Experiment& experiment, const Run
         for (const std::string& key : experiment.param_keys)
             row.params[key] = to_json(*values.get(key));
         row.metrics = run.metrics;
+        row.profile = run.profile;
         row.fingerprint = run.fingerprint;
         row.events = run.events;
         row.simulated_seconds = run.simulated_seconds;

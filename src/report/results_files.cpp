@@ -49,6 +49,7 @@ nlohmann::ordered_json results_json(const ExperimentResults& results) {
         nlohmann::ordered_json r;
         r["params"] = row.params;
         r["metrics"] = row.metrics;
+        if (!row.profile.empty()) r["profile"] = row.profile;
         r["fingerprint"] = fingerprint_hex(row.fingerprint);
         j["rows"].push_back(std::move(r));
     }

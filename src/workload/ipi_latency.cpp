@@ -92,6 +92,7 @@ public:
             out.metrics[fmt::format("call_ns_{}", hw::to_string(cls))] = v.first / static_cast<double>(v.second);
         }
         out.metrics["ipis"] = sys.smp().stats().ipis_single;
+        out.profile = sys.profile();
         out.fingerprint = sys.eng.fingerprint();
         out.events = sys.eng.events_dispatched();
         out.simulated_seconds = sys.eng.now().seconds();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "hw/machine.h"
@@ -31,6 +32,13 @@ struct System {
     [[nodiscard]] hw::Cpu& cpu(hw::CpuId c) { return platform->cpu(c); }
     [[nodiscard]] kernel::Smp& smp() { return kernel->smp(); }
     [[nodiscard]] uint32_t nr_cpus() const { return platform->nr_cpus(); }
+
+    // Starts a fresh accounting window on every CPU (e.g. after warm-up).
+    void reset_profiles();
+    // Where busy CPU time went over all CPUs since the last reset, as RunResult::profile: the
+    // `top` largest "function (activity)" entries with their share of non-idle time, then
+    // "(other)"; idle time is left out like the swapper in a perf report of busy time.
+    [[nodiscard]] nlohmann::ordered_json profile(size_t top = 12) const;
 
 private:
     void build();

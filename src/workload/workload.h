@@ -24,6 +24,9 @@ struct RunResult {
     uint64_t fingerprint = 0;      // the engine's run fingerprint
     uint64_t events = 0;           // events dispatched
     double simulated_seconds = 0;  // simulated time covered
+    // Where CPU time went, perf-report style: {"function (activity)": share of all CPU time},
+    // largest first. Optional.
+    nlohmann::ordered_json profile = nlohmann::ordered_json::object();
 };
 
 class Workload {

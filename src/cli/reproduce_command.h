@@ -1,0 +1,21 @@
+// `ipisim reproduce [--out DIR] [--only NAME]...`: runs every seed experiment
+// (experiments/seed*.toml) with its default machine and prints, per experiment, the predicted
+// table with published values and the error per cell where the seed publishes them, and a
+// perf-report-like profile of where CPU time goes. Results of each go to DIR/<name>/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/data_dirs.h"
+
+namespace ipisim::cli {
+
+struct ReproduceArgs {
+    std::string out_dir = "results";
+    std::vector<std::string> only;  // experiment names; empty: every seed experiment
+};
+
+int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs);
+
+}  // namespace ipisim::cli
