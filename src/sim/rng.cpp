@@ -4,10 +4,6 @@
 
 namespace ipisim::sim {
 
-namespace {
-inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-}  // namespace
-
 uint64_t splitmix64(uint64_t& state) {
     uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -34,32 +30,10 @@ Rng Rng::stream(uint64_t seed, std::string_view path) {
     return Rng(splitmix64(st));
 }
 
-uint64_t Rng::next() {
-    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-}
-
-uint64_t Rng::uniform(uint64_t lo, uint64_t hi) {
-    const uint64_t range = hi - lo;
-    if (range == UINT64_MAX) return next();
-    const uint64_t n = range + 1;
-    unsigned __int128 m = static_cast<unsigned __int128>(next()) * n;
-    auto low = static_cast<uint64_t>(m);
-    if (low < n) {
-        const uint64_t threshold = (0 - n) % n;
-        while (low < threshold) {
-            m = static_cast<unsigned __int128>(next()) * n;
-            low = static_cast<uint64_t>(m);
-        }
-    }
-    return lo + static_cast<uint64_t>(m >> 64);
+unsigned __int128 Rng::reject(unsigned __int128 m, uint64_t n) {
+    const uint64_t threshold = (0 - n) % n;
+    while (static_cast<uint64_t>(m) < threshold) m = static_cast<unsigned __int128>(next()) * n;
+    return m;
 }
 
 double Rng::uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
