@@ -22,4 +22,37 @@ inline constexpr uint64_t empty_function = 5;
 // Idle loop bookkeeping around cpuidle entry/exit (do_idle, tick/RCU hooks).
 inline constexpr uint64_t do_idle_exit = 150;
 
+// --- scheduler (kernel/sched), [A] path lengths; the context switch itself is the machine's
+// cpu.context_switch (measured), split at perf's counter switch (see sched/core.cpp).
+// try_to_wake_up() up to the queueing decision: state checks, select_task_rq (bound: trivial).
+inline constexpr uint64_t try_to_wake_up = 120;
+// ttwu_do_activate(): enqueue_task_fair, update_curr, check_preempt_curr.
+inline constexpr uint64_t ttwu_do_activate = 200;
+// hrtimer_interrupt + tick_sched_timer / the timer wheel softirq for one expiry.
+inline constexpr uint64_t local_timer_interrupt = 400;
+// msleep() -> schedule_timeout(): timer setup before schedule().
+inline constexpr uint64_t schedule_timeout = 150;
+// wait_for_completion() / complete() bookkeeping around the wait-queue lock.
+inline constexpr uint64_t completion_op = 40;
+
+// --- workqueue (kernel/workqueue.c), [A]; MECHANISMS 7.4 t_queue_work_on 0.2-0.5 us with the
+// pool lock transfer. __queue_work: RCU, pwq lookup, insert_work, kick_pool.
+inline constexpr uint64_t queue_work_on = 200;
+// worker_thread / process_one_work around one item: leave idle, list ops, PENDING clear,
+// current_work bookkeeping, enter idle.
+inline constexpr uint64_t process_one_work = 300;
+// smp_call_on_cpu(): INIT_WORK_ONSTACK, init_completion, destroy_work_on_stack.
+inline constexpr uint64_t smp_call_on_cpu = 80;
+
+// --- resctrl, [A]
+// A read() of a mon_data file up to mon_event_read(): vfs_read, kernfs_fop_read_iter,
+// seq_read_iter, rdtgroup_kn_lock_live (kernfs active ref, cpus_read_lock, rdtgroup_mutex) and
+// back: seq_printf of the value, copy_to_user, unlocks. ~0.5 us at 2 GHz.
+inline constexpr uint64_t rdtgroup_mondata_show = 1000;
+// mon_event_read(): fill rmid_read, cpumask_any_housekeeping, mon ctx alloc/free.
+inline constexpr uint64_t mon_event_read = 100;
+// mon_event_count() / __mon_event_count() besides the two MSR accesses: group checks, the MBM
+// wraparound arithmetic (mbm_overflow_count), chunk scaling.
+inline constexpr uint64_t mon_event_count = 120;
+
 }  // namespace ipisim::kernel::costs

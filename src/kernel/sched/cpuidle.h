@@ -1,0 +1,59 @@
+// The cpuidle governor of the idle loop (drivers/cpuidle/governors/menu.c, reduced). Off by
+// default: each CPU keeps the idle state set with Cpu::set_idle_state (the deepest unless a
+// workload picks another), as without a scheduler.
+//
+// When enabled (the kernel's default: menu), before each idle entry:
+//   predicted = the CPU's last idle interval; unknown (first entry) or ended by the tick: long
+//   state = the deepest whose target_residency <= predicted; never busy polling when a
+//           physical state would be too deep (menu: "use a physical idle state, not busy
+//           polling, unless a timer is going to trigger soon enough"; timers are not
+//           predicted here [A], so POLL is never chosen while a physical state exists)
+//   the tick stays on when the chosen state is not the deepest: if the CPU is still idle one
+//   tick later, the timer interrupt wakes it and the next choice predicts a long interval.
+// [A] menu's 8-interval typical-interval filter and correction factors are reduced to "the
+// last interval"; a steady pattern (the seed 001 case) gives the same choice.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hw/cpu/cpu.h"
+#include "sim/time.h"
+
+namespace ipisim::kernel {
+
+class Cpuidle {
+public:
+    // [A] HZ = 250 (CONFIG_HZ_250, the common distribution default): TICK_NSEC = 4 ms.
+    static constexpr sim::Picos kTick = sim::Picos(4'000'000'000ULL);
+
+    explicit Cpuidle(uint32_t nr_cpus) : cpus_(nr_cpus) {}
+
+    void set_enabled(bool on) { enabled_ = on; }
+    [[nodiscard]] bool enabled() const { return enabled_; }
+
+    void select(hw::Cpu& cpu);
+    void reflect(hw::Cpu& cpu);
+    // The state index select() would choose after an idle interval `last` (nullopt: long).
+    [[nodiscard]] static size_t choose(const hw::MachineSpec& spec, bool long_next, sim::Picos last);
+
+    // Idle entries per state index, all CPUs.
+    [[nodiscard]] const std::vector<uint64_t>& entries() const { return entries_; }
+
+private:
+    struct PerCpu {
+        hw::Cpu* cpu = nullptr;
+        uint32_t generation = 0;  // bumped at every reflect: stale tick events do nothing
+        sim::Picos entered;
+        sim::Picos last;
+        bool long_next = true;  // no history yet
+        bool tick_fired = false;
+    };
+    static void on_tick(void* obj, uint32_t generation);
+
+    std::vector<PerCpu> cpus_;
+    std::vector<uint64_t> entries_;
+    bool enabled_ = false;
+};
+
+}  // namespace ipisim::kernel

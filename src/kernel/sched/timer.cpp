@@ -1,0 +1,36 @@
+// Sleeping with a timeout (schedule_timeout / msleep) and the local timer interrupt that ends
+// it: the expiry is an interrupt on the sleeper's CPU, so an idle CPU leaves its idle state.
+#include <stdexcept>
+
+#include "kernel/costs.h"
+#include "kernel/sched/sched.h"
+
+namespace ipisim::kernel {
+
+using hw::Cpu;
+
+sim::Task<> Sched::sleep_for(Cpu& cpu, sim::Picos d) {
+    Thread* t = current(cpu.id());
+    if (t == nullptr) throw std::logic_error("sleep_for: not called by a thread");
+    co_await cpu.compute_cycles(sim::Cycles(costs::schedule_timeout));
+    t->state = TaskState::uninterruptible;
+    p_.engine().schedule_in(d, &Sched::on_timer, t, 0, t->proc->id());
+    co_await schedule(cpu);
+}
+
+void Sched::on_timer(void* obj, uint32_t) {
+    auto* t = static_cast<Thread*>(obj);
+    Sched& s = *t->sched;
+    s.rq_[t->cpu].expired.push_back(t);
+    s.p_.cpu(t->cpu).raise(sim::Interrupt{LOCAL_TIMER_VECTOR, 0});
+}
+
+sim::Task<> Sched::local_timer_interrupt(Cpu& cpu) {
+    ++stats_.timer_interrupts;
+    co_await cpu.compute_cycles(sim::Cycles(costs::local_timer_interrupt));
+    std::vector<Thread*> expired;
+    expired.swap(rq_[cpu.id()].expired);
+    for (Thread* t : expired) co_await wake_up_process(cpu, *t);
+}
+
+}  // namespace ipisim::kernel
