@@ -15,6 +15,17 @@ Platform::Platform(sim::Engine& eng, const MachineSpec& spec)
     std::vector<Cpu*> ptrs;
     for (auto& c : cpus_) ptrs.push_back(c.get());
     intc_ = make_interrupt_controller(spec, eng, ptrs);
+
+    std::vector<Tlb*> tlb_ptrs;
+    for (CpuId c = 0; c < topo.nr_cpus(); ++c) {
+        tlbs_.push_back(std::make_unique<Tlb>(c, spec.tlb.entries));
+        tlb_ptrs.push_back(tlbs_.back().get());
+    }
+    if (spec.tlb.invlpgb_count_max > 0) invlpgb_ = std::make_unique<Invlpgb>(eng, spec, tlb_ptrs);
+    if (spec.tlb.rar_payloads > 0) {
+        rar_ = std::make_unique<Rar>(eng, spec, memory_, ptrs, tlb_ptrs);
+        intc_->fabric().set_rar_hook([this](CpuId target, CpuId sender) { rar_->deliver(target, sender); });
+    }
 }
 
 // Coroutine frames may reference CPUs and memory: destroy them first.

@@ -1,5 +1,6 @@
 // One simulated machine instance, assembled from a MachineSpec: the CPUs (SMT siblings wired),
-// the coherent memory, and the interrupt controller with its delivery fabric.
+// the coherent memory, the interrupt controller with its delivery fabric, a TLB per CPU, and
+// the broadcast invalidation units the machine has (INVLPGB, Intel RAR with its fabric hook).
 //
 //   sim::Engine eng;
 //   hw::MachineSpec spec = hw::load_machine_by_name(dir, "kunpeng920");
@@ -14,6 +15,9 @@
 #include "hw/cpu/cpu.h"
 #include "hw/intc/interrupt_controller.h"
 #include "hw/machine.h"
+#include "hw/tlb/invlpgb.h"
+#include "hw/tlb/rar.h"
+#include "hw/tlb/tlb.h"
 #include "sim/engine.h"
 
 namespace ipisim::hw {
@@ -32,6 +36,10 @@ public:
     [[nodiscard]] Cpu& cpu(CpuId c) { return *cpus_.at(c); }
     [[nodiscard]] Memory& memory() { return memory_; }
     [[nodiscard]] InterruptController& intc() { return *intc_; }
+    [[nodiscard]] Tlb& tlb(CpuId c) { return *tlbs_.at(c); }
+    // nullptr when the machine has no INVLPGB (tlb.invlpgb_count_max = 0) / no RAR.
+    [[nodiscard]] Invlpgb* invlpgb() { return invlpgb_.get(); }
+    [[nodiscard]] Rar* rar() { return rar_.get(); }
 
 private:
     sim::Engine& eng_;
@@ -39,6 +47,9 @@ private:
     Memory memory_;
     std::vector<std::unique_ptr<Cpu>> cpus_;
     std::unique_ptr<InterruptController> intc_;
+    std::vector<std::unique_ptr<Tlb>> tlbs_;
+    std::unique_ptr<Invlpgb> invlpgb_;
+    std::unique_ptr<Rar> rar_;
 };
 
 }  // namespace ipisim::hw
