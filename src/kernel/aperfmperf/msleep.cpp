@@ -1,0 +1,53 @@
+#include "kernel/aperfmperf/msleep.h"
+
+#include "kernel/costs.h"
+
+namespace ipisim::kernel {
+
+namespace {
+
+constexpr uint32_t kTimerTagBase = 0x0E00'0000;
+// [A] local timer interrupt: hrtimer_interrupt, expire the timer-wheel softirq's timer and
+// wake_up_process() of the sleeper (path length, IPC ~1-2).
+constexpr uint64_t timer_interrupt_cycles = 600;
+
+void fire_local_timer(void* obj, uint32_t) {
+    static_cast<hw::Cpu*>(obj)->raise(sim::Interrupt{LOCAL_TIMER_VECTOR, 0});
+}
+
+}  // namespace
+
+sim::Picos msleep_expiry(sim::Picos now, uint64_t ms, uint32_t hz) {
+    const uint64_t tick = 1'000'000'000'000ULL / hz;  // ps per jiffy
+    const uint64_t jiffies = now.count() / tick;
+    const uint64_t expire = jiffies + msecs_to_jiffies(ms, hz) + 1;
+    return sim::Picos(expire * tick);
+}
+
+sim::Task<> msleep(hw::Cpu& self, Smp& smp, uint64_t ms, uint32_t hz) {
+    static const uint32_t label = hw::profile_label("msleep");
+    auto scope = self.function(label, hw::Activity::kernel);
+    const sim::Picos expiry = msleep_expiry(self.now(), ms, hz);
+    self.set_irq_handler(LOCAL_TIMER_VECTOR, "local_timer_interrupt",
+                         [](hw::Cpu& cpu, const sim::Interrupt&) -> sim::Task<> {
+                             co_await cpu.compute_cycles(sim::Cycles(timer_interrupt_cycles));
+                         });
+    self.engine().schedule_at(expiry, &fire_local_timer, &self, 0, kTimerTagBase + self.id(),
+                              sim::Priority::Urgent);
+    // schedule(): switch to the idle task.
+    co_await self.compute(self.costs().context_switch);
+    while (self.now() < expiry) {
+        // do_idle(), as in Kernel::cpu_main: anything but the timer is served and idles again.
+        const hw::IdleState* st = self.idle_state();
+        const bool poll = st != nullptr && st->polling;
+        if (poll) co_await smp.set_polling(self, true);
+        co_await self.idle();
+        if (poll) co_await smp.set_polling(self, false);
+        co_await self.compute_cycles(sim::Cycles(costs::do_idle_exit));
+        co_await smp.flush_smp_call_function_queue(self);
+    }
+    // The woken task is switched back in.
+    co_await self.compute(self.costs().context_switch);
+}
+
+}  // namespace ipisim::kernel
