@@ -1,0 +1,79 @@
+// User memory accesses and anonymous page faults (arch/x86/mm/fault.c, mm/memory.c): the
+// TLB lookup, the page walk on a miss, and do_anonymous_page() for a write (a new zeroed page,
+// added to the LRU batch) or a read (the shared zero page). Faults take the per-VMA lock
+// (lock_vma_under_rcu, CONFIG_PER_VMA_LOCK since 6.4), not mmap_lock.
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "kernel/mm/mm.h"
+#include "kernel/mm/mm_costs.h"
+
+namespace ipisim::kernel::mm {
+
+namespace {
+sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+}  // namespace
+
+sim::Task<> Mm::user_access(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write) {
+    const hw::CpuId me = cpu.id();
+    hw::Tlb& tlb = *tlbs_[me];
+    const uint64_t vpn = va >> PAGE_SHIFT;
+    for (;;) {
+        const hw::Pcid pcid = loaded_pcid(me);
+        auto pte = mm.ptes.find(vpn);
+        const bool present = pte != mm.ptes.end() && (!write || !pte->second->zero);
+        if (tlb.lookup(pcid, va) != nullptr) {
+            // A hit with nothing mapped behind it is a stale translation a flush missed.
+            if (pte == mm.ptes.end()) ++stats_.stale_tlb_hits;
+            if (present || pte == mm.ptes.end()) co_return;
+        }
+        // Page walk: a miss fills the TLB when the PTE allows the access, else faults.
+        if (present) tlb.fill(pcid, va, cpu.now());
+        co_await cpu.stall(platform().spec().tlb.refill_per_entry);
+        if (present) co_return;
+        co_await handle_mm_fault(cpu, mm, va, write);
+    }
+}
+
+sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write) {
+    static const uint32_t label = hw::profile_label("exc_page_fault");
+    static const uint32_t label_anon = hw::profile_label("do_anonymous_page");
+    auto scope = cpu.function(label, hw::Activity::kernel);
+    const hw::CpuId me = cpu.id();
+    ++stats_.faults;
+    co_await cpu.compute_cycles(cyc(costs::exc_page_fault + costs::lock_vma_under_rcu));
+    const Vma* vma = mm.find_vma(va);
+    if (vma == nullptr) throw std::logic_error(fmt::format("cpu{}: fault at unmapped {:#x}", me, va));
+    // vma_start_read(): the VMA's lock, checked against mm->mm_lock_seq.
+    co_await mem_.load(me, *mm.mm_lock_seq);
+    RwSem& vm_lock = *vma->vm_lock;
+    co_await vm_lock.down_read(cpu);
+    co_await cpu.compute_cycles(cyc(costs::handle_mm_fault));
+    const uint64_t pmd = va >> PMD_SHIFT;
+    if (mm.pte_tables.count(pmd) == 0) {
+        co_await cpu.compute_cycles(cyc(costs::pte_alloc));
+        mm.pte_tables.insert(pmd);
+    }
+    const uint64_t vpn = va >> PAGE_SHIFT;
+    auto it = mm.ptes.find(vpn);
+    if (write && it != mm.ptes.end() && it->second->zero) {
+        throw std::logic_error("write to a zero-page mapping (do_wp_page) is not modeled");
+    }
+    if (it == mm.ptes.end()) {
+        auto anon = cpu.function(label_anon);
+        if (write) {
+            co_await cpu.compute_cycles(
+                cyc(costs::alloc_page_pcp + costs::mem_cgroup_charge + costs::clear_page + costs::do_anonymous_page_map));
+            Folio* folio = alloc_folio();
+            mm.ptes[vpn] = folio;
+            co_await lru_->folio_add_lru(cpu, folio);
+        } else {
+            co_await cpu.compute_cycles(cyc(costs::do_anonymous_page_zero));
+            mm.ptes[vpn] = &zero_folio_;
+        }
+    }
+    co_await vm_lock.up_read(cpu);
+}
+
+}  // namespace ipisim::kernel::mm

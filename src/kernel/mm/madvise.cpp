@@ -1,0 +1,50 @@
+// madvise(MADV_DONTNEED) (mm/madvise.c) and the zap it does (mm/memory.c, mm/mmu_gather.c):
+// under mmap_lock for read, optionally lru_add_drain(), clear the PTEs, flush the TLB for the
+// range (tlb_finish_mmu -> tlb_flush -> flush_tlb_mm_range, freed_tables = false), then drop
+// the gathered folios' references (freeing them, through the LRU when they are on it).
+#include "kernel/mm/mm.h"
+#include "kernel/mm/mm_costs.h"
+
+namespace ipisim::kernel::mm {
+
+namespace {
+sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+}  // namespace
+
+sim::Task<uint64_t> Mm::zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
+                              std::vector<Folio*>& gathered) {
+    uint64_t cleared = 0;
+    auto it = mm.ptes.lower_bound(start >> PAGE_SHIFT);
+    while (it != mm.ptes.end() && it->first < (end >> PAGE_SHIFT)) {
+        ++cleared;
+        if (!it->second->zero) gathered.push_back(it->second);  // vm_normal_page: not the zero page
+        it = mm.ptes.erase(it);
+    }
+    co_await cpu.compute_cycles(cyc(cleared * costs::zap_pte));
+    co_return cleared;
+}
+
+sim::Task<> Mm::do_madvise_dontneed(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len) {
+    static const uint32_t label = hw::profile_label("do_madvise");
+    static const uint32_t label_zap = hw::profile_label("zap_page_range_single");
+    auto scope = cpu.function(label, hw::Activity::kernel);
+    ++stats_.madvise;
+    co_await cpu.compute(platform().spec().cpu.syscall);
+    co_await cpu.compute_cycles(cyc(costs::do_madvise));
+    co_await mm.mmap_lock->down_read(cpu);
+    {
+        auto zap = cpu.function(label_zap);
+        if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
+        co_await cpu.compute_cycles(cyc(costs::zap_page_range));
+        std::vector<Folio*> gathered;
+        const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, start + len, gathered);
+        co_await cpu.compute_cycles(cyc(costs::tlb_finish_mmu));
+        if (cleared != 0) {
+            co_await flush_tlb_mm_range(cpu, mm, start, start + len, PAGE_SHIFT, false);
+        }
+        co_await lru_->folios_put(cpu, gathered);  // tlb_batch_pages_flush
+    }
+    co_await mm.mmap_lock->up_read(cpu);
+}
+
+}  // namespace ipisim::kernel::mm

@@ -1,0 +1,194 @@
+// Mm: construction, mm_structs, folios, and the context-switch half of arch/x86/mm/tlb.c
+// (switch_mm_irqs_off, choose_new_asid, enter_lazy_tlb; MECHANISMS.md §2.2-2.3).
+#include "kernel/mm/mm.h"
+
+#include <fmt/format.h>
+
+#include "hw/tlb/tlb_insn.h"
+#include "kernel/mm/mm_costs.h"
+
+namespace ipisim::kernel::mm {
+
+const Vma* MmStruct::find_vma(uint64_t va) const {
+    auto it = vmas.upper_bound(va);
+    if (it == vmas.begin()) return nullptr;
+    --it;
+    return va < it->second.end ? &it->second : nullptr;
+}
+
+Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
+    : k_(kernel), mem_(kernel.platform().memory()), nr_cpus_(kernel.platform().nr_cpus()) {
+    hw::Platform& p = kernel.platform();
+    const hw::MachineSpec& spec = p.spec();
+    const uint32_t nr_asids = spec.tlb.nr_dyn_asids == 0 ? 1 : spec.tlb.nr_dyn_asids;
+    protocol_ = make_tlb_flush_protocol(flush_protocol);
+    MmStruct& init = mm_alloc(0);  // init_mm: ctx_id 1, never in a user's way
+    for (hw::CpuId c = 0; c < nr_cpus_; ++c) {
+        const uint32_t node = p.topology().node_of(c);
+        tlbs_.push_back(std::make_unique<hw::Tlb>(c, spec.tlb.entries));
+        CpuTlbState st;
+        // cpu_tlbstate: two lines; loaded_mm, loaded_mm_asid and ctxs[0..2] on the first.
+        hw::CacheLine& l0 = mem_.new_line(fmt::format("cpu_tlbstate[{}]", c), node);
+        hw::CacheLine& l1 = mem_.new_line(fmt::format("cpu_tlbstate[{}].ctxs3", c), node);
+        st.loaded_mm = &mem_.new_var(l0, init.id);
+        st.loaded_mm_asid = &mem_.new_var(l0, 0);
+        for (uint32_t a = 0; a < nr_asids; ++a) {
+            hw::CacheLine& l = a < 3 ? l0 : l1;
+            st.ctxs.push_back(TlbContext{&mem_.new_var(l, a == 0 ? init.ctx_id : 0), &mem_.new_var(l, 0)});
+        }
+        l0.prime(c);
+        l1.prime(c);
+        st.is_lazy = &mem_.new_aligned_var(fmt::format("cpu_tlbstate_shared[{}].is_lazy", c), node);
+        st.is_lazy->line().prime(c);
+        tlbstate_.push_back(std::move(st));
+        FlushTlbInfo info;
+        info.line = &mem_.new_aligned_var(fmt::format("flush_tlb_info[{}]", c), node);
+        info.line->line().prime(c);
+        flush_info_.push_back(info);
+    }
+    zero_folio_.zero = true;
+    zero_folio_.refcount = 1;
+    lru_ = std::make_unique<Lru>(*this);
+    protocol_->attach(*this);
+}
+
+Mm::~Mm() = default;
+
+std::vector<hw::Tlb*> Mm::tlbs() {
+    std::vector<hw::Tlb*> out;
+    for (auto& t : tlbs_) out.push_back(t.get());
+    return out;
+}
+
+MmStruct* Mm::mm_by_id(uint64_t id) {
+    if (id < INIT_MM_ID || id - INIT_MM_ID >= mms_.size()) return nullptr;
+    return mms_[id - INIT_MM_ID].get();
+}
+
+uint64_t Mm::jiffies() const { return k_.platform().engine().now().count() / (1'000'000'000'000ULL / costs::HZ); }
+
+MmStruct& Mm::mm_alloc(uint32_t home_node) {
+    auto m = std::make_unique<MmStruct>();
+    m->id = INIT_MM_ID + mms_.size();
+    m->ctx_id = next_ctx_id_++;
+    m->home_node = home_node;
+    hw::CacheLine& ctx = mem_.new_line(fmt::format("mm[{}].context", m->id), home_node);
+    m->tlb_gen = &mem_.new_var(ctx, 0);
+    m->next_trim_cpumask = &mem_.new_var(ctx, jiffies() + costs::HZ);
+    hw::CacheLine* mask_line = nullptr;
+    for (uint32_t w = 0; w < (nr_cpus_ + 63) / 64; ++w) {
+        if (w % 8 == 0) mask_line = &mem_.new_line(fmt::format("mm[{}].cpu_bitmap.{}", m->id, w / 8), home_node);
+        m->cpumask.push_back(&mem_.new_var(*mask_line, 0));
+    }
+    m->mmap_lock = std::make_unique<RwSem>(mem_, fmt::format("mm[{}].mmap_lock", m->id), home_node);
+    m->mm_lock_seq = &mem_.new_aligned_var(fmt::format("mm[{}].mm_lock_seq", m->id), home_node);
+    mms_.push_back(std::move(m));
+    return *mms_.back();
+}
+
+Folio* Mm::alloc_folio() {
+    Folio* f = nullptr;
+    if (!free_folios_.empty()) {
+        f = free_folios_.back();
+        free_folios_.pop_back();
+    } else {
+        folios_.push_back(std::make_unique<Folio>());
+        f = folios_.back().get();
+        f->pfn = folios_.size();
+    }
+    f->refcount = 1;
+    f->lru = false;
+    ++stats_.pages_allocated;
+    return f;
+}
+
+void Mm::free_folio(Folio* f) {
+    ++stats_.pages_freed;
+    free_folios_.push_back(f);
+}
+
+hw::Pcid Mm::loaded_pcid(hw::CpuId c) const {
+    return static_cast<hw::Pcid>(tlbstate_.at(c).loaded_mm_asid->peek() + 1);  // kern_pcid()
+}
+
+uint64_t Mm::loaded_mm(hw::CpuId c) const { return tlbstate_.at(c).loaded_mm->peek(); }
+
+sim::Task<> Mm::enter_lazy_tlb(hw::Cpu& cpu) {
+    CpuTlbState& st = tlbstate_[cpu.id()];
+    const uint64_t loaded = co_await mem_.load(cpu.id(), *st.loaded_mm);
+    if (loaded == init_mm().id) co_return;
+    co_await mem_.store(cpu.id(), *st.is_lazy, 1);
+}
+
+sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
+    static const uint32_t label = hw::profile_label("switch_mm_irqs_off");
+    auto scope = cpu.function(label);
+    const hw::CpuId me = cpu.id();
+    const bool irqs_were_on = !cpu.irqs_disabled();
+    if (irqs_were_on) cpu.local_irq_disable();
+    co_await cpu.compute_cycles(sim::Cycles(costs::switch_mm_irqs_off));
+    CpuTlbState& st = tlbstate_[me];
+    const uint64_t prev = co_await mem_.load(me, *st.loaded_mm);
+    const uint64_t prev_asid = co_await mem_.load(me, *st.loaded_mm_asid);
+    const uint64_t was_lazy = co_await mem_.load(me, *st.is_lazy);
+    if (was_lazy != 0) co_await mem_.store(me, *st.is_lazy, 0);
+
+    uint64_t new_asid = prev_asid;
+    uint64_t next_tlb_gen = 0;
+    bool need_flush = false;
+    bool done = false;
+    if (prev == next.id) {
+        if (was_lazy == 0) {
+            done = true;  // a thread switch within one process: nothing to do
+        } else {
+            // Back from lazy mode: catch up if flushes were skipped meanwhile (smp_mb first).
+            next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
+            const uint64_t slot_gen = co_await mem_.load(me, *st.ctxs[prev_asid].tlb_gen);
+            if (slot_gen == next_tlb_gen) {
+                done = true;
+            } else {
+                need_flush = true;
+            }
+        }
+    } else {
+        co_await mem_.store(me, *st.loaded_mm, LOADED_MM_SWITCHING);
+        if (next.id != init_mm().id) {
+            hw::SimVar& word = *next.cpumask[me / 64];
+            const uint64_t bits = co_await mem_.load(me, word);
+            if ((bits >> (me % 64) & 1) == 0) co_await mem_.set_bit(me, word, me % 64);
+        }
+        next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
+        // choose_new_asid()
+        bool found = false;
+        for (uint64_t a = 0; a < st.ctxs.size(); ++a) {
+            const uint64_t id = co_await mem_.load(me, *st.ctxs[a].ctx_id);
+            if (id != next.ctx_id) continue;
+            const uint64_t gen = co_await mem_.load(me, *st.ctxs[a].tlb_gen);
+            new_asid = a;
+            need_flush = gen < next_tlb_gen;
+            found = true;
+            break;
+        }
+        if (!found) {
+            new_asid = st.next_asid++;
+            if (new_asid >= st.ctxs.size()) {
+                new_asid = 0;
+                st.next_asid = 1;
+            }
+            need_flush = true;
+        }
+    }
+    if (!done) {
+        if (need_flush) {
+            co_await mem_.store(me, *st.ctxs[new_asid].ctx_id, next.ctx_id);
+            co_await mem_.store(me, *st.ctxs[new_asid].tlb_gen, next_tlb_gen);
+        }
+        const auto pcid = static_cast<hw::Pcid>(new_asid + 1);
+        co_await hw::write_cr3(cpu, *tlbs_[me], pcid, /*noflush=*/!need_flush);
+        co_await mem_.store(me, *st.loaded_mm, next.id);
+        co_await mem_.store(me, *st.loaded_mm_asid, new_asid);
+    }
+    if (irqs_were_on) co_await cpu.local_irq_enable();
+}
+
+}  // namespace ipisim::kernel::mm

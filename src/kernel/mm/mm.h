@@ -1,0 +1,136 @@
+// The memory-management layer of the simulated kernel on one machine: every CPU's TLB and
+// cpu_tlbstate, the mm_structs, the x86 TLB code of arch/x86/mm/tlb.c (switch_mm_irqs_off,
+// flush_tlb_mm_range, should_flush_tlb, flush_tlb_func), the remote-flush protocol it uses,
+// and the mm/ paths tlb_flush2 exercises (page faults, LRU batches, madvise, mmap, munmap).
+// Every function is awaited by the process running on `cpu`, under its kernel name.
+//
+//   kernel::mm::Mm mm(kernel, "ipi");
+//   MmStruct& m = mm.mm_alloc(node);
+//   co_await mm.switch_mm_irqs_off(cpu, m);
+//   const uint64_t addr = co_await mm.vm_mmap(cpu, m, 1 << 20);
+//   co_await mm.user_access(cpu, m, addr, /*write=*/true);   // faults as needed
+//   co_await mm.do_madvise_dontneed(cpu, m, addr, PAGE_SIZE);  // zap + 1-page flush
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hw/cpumask.h"
+#include "hw/tlb/tlb.h"
+#include "kernel/kernel.h"
+#include "kernel/mm/lru.h"
+#include "kernel/mm/mm_types.h"
+#include "kernel/tlbflush/tlb_flush_protocol.h"
+
+namespace ipisim::kernel::mm {
+
+struct TlbFlushStats {
+    uint64_t flush_tlb_mm_range = 0;
+    uint64_t remote_flushes = 0;  // path (b): flush_tlb_multi calls
+    uint64_t local_flushes = 0;   // path (c)
+    uint64_t full_range = 0;      // requests turned into TLB_FLUSH_ALL
+    uint64_t trims = 0;           // should_trim_cpumask() returned true
+    uint64_t flush_tlb_func = 0;  // handler runs (local and remote)
+    uint64_t coalesced = 0;       // returned at the generation checks
+    uint64_t partial = 0;         // INVLPG-per-page flushes
+    uint64_t full = 0;            // flush_tlb_local
+    uint64_t stale_cpumask = 0;   // receivers that cleared themselves from mm_cpumask
+    uint64_t lazy_switches = 0;   // lazy receivers switched to init_mm
+};
+
+struct MmStats {
+    uint64_t faults = 0;
+    uint64_t pages_allocated = 0;
+    uint64_t pages_freed = 0;
+    uint64_t madvise = 0;
+    uint64_t mmap = 0;
+    uint64_t munmap = 0;
+    uint64_t stale_tlb_hits = 0;  // user accesses that hit a TLB entry with no PTE behind it
+};
+
+class Mm {
+public:
+    Mm(Kernel& kernel, const std::string& flush_protocol);
+    ~Mm();
+    Mm(const Mm&) = delete;
+    Mm& operator=(const Mm&) = delete;
+
+    [[nodiscard]] Kernel& kernel() const { return k_; }
+    [[nodiscard]] hw::Platform& platform() const { return k_.platform(); }
+    [[nodiscard]] hw::Memory& mem() const { return mem_; }
+    [[nodiscard]] Smp& smp() const { return k_.smp(); }
+    [[nodiscard]] uint32_t nr_cpus() const { return nr_cpus_; }
+    [[nodiscard]] hw::Tlb& tlb(hw::CpuId c) { return *tlbs_.at(c); }
+    [[nodiscard]] std::vector<hw::Tlb*> tlbs();
+    [[nodiscard]] CpuTlbState& tlbstate(hw::CpuId c) { return tlbstate_.at(c); }
+    [[nodiscard]] FlushTlbInfo& flush_tlb_info(hw::CpuId c) { return flush_info_.at(c); }
+    [[nodiscard]] TlbFlushProtocol& protocol() { return *protocol_; }
+    [[nodiscard]] Lru& lru() { return *lru_; }
+    [[nodiscard]] MmStruct& init_mm() { return *mms_.front(); }
+    [[nodiscard]] MmStruct* mm_by_id(uint64_t id);
+    [[nodiscard]] const TlbFlushStats& flush_stats() const { return flush_stats_; }
+    [[nodiscard]] const MmStats& stats() const { return stats_; }
+
+    // mm_alloc(): a new user mm with its lines homed on `home_node`.
+    MmStruct& mm_alloc(uint32_t home_node);
+
+    // --- arch/x86/mm/tlb.c: context switch and lazy TLB (mm.cpp) ---
+    // Switches this CPU's CR3 to `next` (IRQs must be off or are disabled here).
+    sim::Task<> switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next);
+    // enter_lazy_tlb(): switching to a kernel thread (idle) keeps the user mm loaded, lazily.
+    sim::Task<> enter_lazy_tlb(hw::Cpu& cpu);
+    // The PCID the CPU's user accesses use now (kern_pcid(loaded_mm_asid)).
+    [[nodiscard]] hw::Pcid loaded_pcid(hw::CpuId c) const;
+    [[nodiscard]] uint64_t loaded_mm(hw::CpuId c) const;
+
+    // --- arch/x86/mm/tlb.c: flushing (tlb.cpp) ---
+    sim::Task<> flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
+                                   unsigned stride_shift, bool freed_tables);
+    sim::Task<> flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& info);
+    sim::Task<bool> should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTlbInfo& info);
+    sim::Task<bool> should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm);
+    // Reads mm_cpumask(mm) as CPU `cpu` (coherence loads of its words).
+    sim::Task<hw::CpuMask> read_mm_cpumask(hw::Cpu& cpu, MmStruct& mm);
+
+    // --- mm/: the paths tlb_flush2 runs (fault.cpp, madvise.cpp, mmap.cpp) ---
+    // A user load/store of one byte at va: TLB lookup, page walk, page fault until it works.
+    sim::Task<> user_access(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write);
+    sim::Task<> handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write);
+    sim::Task<> do_madvise_dontneed(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len);
+    sim::Task<uint64_t> vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len);
+    sim::Task<> vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len);
+
+    // Variant: madvise(MADV_DONTNEED) calls lru_add_drain() first (kernels before Rik van
+    // Riel's "mm: remove unnecessary calls to lru_add_drain", 2024-12).
+    void set_madvise_lru_add_drain(bool on) { madvise_lru_add_drain_ = on; }
+
+    // Folios (page allocator): order-0 pages, recycled LIFO.
+    Folio* alloc_folio();
+    void free_folio(Folio* f);
+    [[nodiscard]] Folio& zero_folio() { return zero_folio_; }
+
+private:
+    sim::Task<uint64_t> zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
+                              std::vector<Folio*>& gathered);
+    [[nodiscard]] uint64_t jiffies() const;
+
+    Kernel& k_;
+    hw::Memory& mem_;
+    uint32_t nr_cpus_;
+    std::vector<std::unique_ptr<hw::Tlb>> tlbs_;
+    std::vector<CpuTlbState> tlbstate_;
+    std::vector<FlushTlbInfo> flush_info_;
+    std::vector<std::unique_ptr<MmStruct>> mms_;  // [0] = init_mm; id = index + INIT_MM_ID
+    uint64_t next_ctx_id_ = 1;
+    std::unique_ptr<TlbFlushProtocol> protocol_;
+    std::unique_ptr<Lru> lru_;
+    std::vector<std::unique_ptr<Folio>> folios_;
+    std::vector<Folio*> free_folios_;
+    Folio zero_folio_;
+    bool madvise_lru_add_drain_ = true;
+    TlbFlushStats flush_stats_;
+    MmStats stats_;
+};
+
+}  // namespace ipisim::kernel::mm

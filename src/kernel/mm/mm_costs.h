@@ -1,0 +1,89 @@
+// Instruction costs of the mm code paths tlb_flush2 exercises, in core cycles (the machine's
+// clock converts them), for the software between modeled hardware operations: cache-line
+// accesses (locks, tlb_gen, mm_cpumask, cpu_tlbstate), TLB instructions and page walks
+// (machine [tlb]), IPIs and IRQ entry/exit (machine [cpu], [intc]) are costed by hw/.
+//
+// Every value is [A] (a path-length estimate at IPC ~1-2 with a one-line rationale) except
+// handle_mm_fault, the ONE parameter fitted: to the seed 000 1-thread row, 175k loops/s with
+// IPI flushes on sapphire_rapids_30c (tests/workload/tlb_flush2_test.cpp checks the fit).
+#pragma once
+
+#include <cstdint>
+
+namespace ipisim::kernel::mm::costs {
+
+// --- page fault (arch/x86/mm/fault.c, mm/memory.c) ---
+// asm_exc_page_fault: vectoring, error entry, CR2 read, irqentry_exit with mitigations; the
+// machine files put IRQ entry+exit at ~1000 cycles including the APIC; an exception has no
+// APIC part. [A]
+inline constexpr uint64_t exc_page_fault = 700;
+// lock_vma_under_rcu(): maple-tree walk under RCU, vma checks (the lock itself is modeled). [A]
+inline constexpr uint64_t lock_vma_under_rcu = 60;
+// FITTED: the rest of handle_mm_fault() not itemized below (__handle_mm_fault page-table walk,
+// pte_offset_map_lock, accounting, perf/memcg events, fault retry bookkeeping). Fitted so
+// that 1 thread of tlb_flush2 runs 175k loops/s on sapphire_rapids_30c (seed 000 row 1).
+inline constexpr uint64_t handle_mm_fault = 3000;
+// do_anonymous_page(), write: alloc_anon_folio from the per-CPU page lists. [A]
+inline constexpr uint64_t alloc_page_pcp = 150;
+// mem_cgroup_charge() against the per-CPU charge stock. [A]
+inline constexpr uint64_t mem_cgroup_charge = 100;
+// clear_page_erms(): 4 KiB `rep stosb`, the page hot in this CPU's caches (pcp LIFO). [A]
+inline constexpr uint64_t clear_page = 400;
+// folio_add_new_anon_rmap, set_pte_at, mm counters, update_mmu_cache. [A]
+inline constexpr uint64_t do_anonymous_page_map = 120;
+// do_anonymous_page(), read: map the shared zero page (pte_mkspecial, set_pte_at). [A]
+inline constexpr uint64_t do_anonymous_page_zero = 80;
+// __pte_alloc(): a page-table page allocated, cleared and populated. [A]
+inline constexpr uint64_t pte_alloc = 500;
+
+// --- LRU (mm/swap.c) ---
+// folio_add_lru(): folio_get + folio_batch_add under the per-CPU local lock. [A]
+inline constexpr uint64_t folio_add_lru = 40;
+// lru_add_drain(): local_lock, checks of the per-CPU batches (when they are empty). [A]
+inline constexpr uint64_t lru_add_drain = 30;
+// Per folio under the LRU lock: lruvec_add_folio (list insert, counters). [A]
+inline constexpr uint64_t lruvec_add_folio = 40;
+// Per folio under the LRU lock: lruvec_del_folio in __page_cache_release. [A]
+inline constexpr uint64_t lruvec_del_folio = 30;
+// folios_put_refs() per folio: refcount drop, memcg uncharge batching. [A]
+inline constexpr uint64_t folio_put = 30;
+// free_unref_folios(): per folio onto the per-CPU free lists. [A]
+inline constexpr uint64_t free_unref_folio = 80;
+
+// --- madvise / zap (mm/madvise.c, mm/memory.c, mm/mmu_gather.c) ---
+// do_madvise(): argument checks, madvise_walk_vmas, madvise_dontneed_free checks. [A]
+inline constexpr uint64_t do_madvise = 150;
+// zap_page_range_single(): tlb_gather_mmu, mmu_notifier range, unmap_page_range walk. [A]
+inline constexpr uint64_t zap_page_range = 250;
+// Per present PTE: ptep_get_and_clear_full, rmap removal, __tlb_remove_folio. [A]
+inline constexpr uint64_t zap_pte = 60;
+// tlb_finish_mmu() bookkeeping around the flush and the batch free. [A]
+inline constexpr uint64_t tlb_finish_mmu = 50;
+
+// --- mmap / munmap (mm/mmap.c, mm/vma.c) ---
+// vm_mmap_pgoff(): get_unmapped_area, vma allocation, maple-tree insert, accounting. [A]
+inline constexpr uint64_t do_mmap = 1500;
+// do_vmi_munmap(): vma split/detach, unmap_region set-up, vma free (zap per PTE extra). [A]
+inline constexpr uint64_t do_munmap = 1500;
+// free_pgtables(): one PTE page freed (batched in the mmu_gather). [A]
+inline constexpr uint64_t free_pte_table = 200;
+
+// --- arch/x86/mm/tlb.c ---
+// flush_tlb_mm_range(): get_cpu, info fill, path choice (the tlb_gen RMW and cpumask reads
+// are modeled). [A]
+inline constexpr uint64_t flush_tlb_mm_range = 80;
+// flush_tlb_func(): the checks around the generation compare. [A]
+inline constexpr uint64_t flush_tlb_func = 40;
+// should_flush_tlb(): the compares (its two remote loads are modeled). [A]
+inline constexpr uint64_t should_flush_tlb = 10;
+// switch_mm_irqs_off(): speculation checks, choose_new_asid, LAM/CR4/LDT updates. [A]
+inline constexpr uint64_t switch_mm_irqs_off = 150;
+
+// --- user space ---
+// tlb_flush2's loop body besides the faulting accesses: the counter, the assert. [A]
+inline constexpr uint64_t user_iteration = 10;
+
+// HZ: jiffies per second (should_trim_cpumask runs at most once per HZ jiffies). [A] HZ=1000
+inline constexpr uint64_t HZ = 1000;
+
+}  // namespace ipisim::kernel::mm::costs

@@ -1,0 +1,95 @@
+// The mm data structures of arch/x86/mm/tlb.c and mm/ (MECHANISMS.md §2.1), with every field
+// that other CPUs read or write on a simulated cache line:
+//   mm_struct: context.tlb_gen (atomic64, own line, next to next_trim_cpumask), mm_cpumask
+//     (its own line(s), 64 CPUs per word), mmap_lock (rwsem, own line), mm_lock_seq.
+//   cpu_tlbstate (per CPU, two lines, written only by its owner, read remotely by flushers):
+//     line 0 = loaded_mm, loaded_mm_asid, ctxs[0..2]; line 1 = ctxs[3..5].
+//   cpu_tlbstate_shared.is_lazy (per CPU, own line, read by every flusher).
+//   flush_tlb_info (per CPU, own line, written by the flusher, read by its receivers).
+// Values kept only in C++ (ctx_id, page tables, VMA tree) are read-mostly or private to the
+// thread that changes them under mmap_lock; their access costs are in mm_costs.h.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "hw/coherence/sim_var.h"
+#include "hw/topology.h"
+#include "kernel/mm/locks.h"
+
+namespace ipisim::kernel::mm {
+
+inline constexpr unsigned PAGE_SHIFT = 12;
+inline constexpr uint64_t PAGE_SIZE = 1ULL << PAGE_SHIFT;
+inline constexpr unsigned PMD_SHIFT = 21;
+inline constexpr uint64_t TLB_FLUSH_ALL = ~0ULL;
+inline constexpr uint64_t TLB_GENERATION_INVALID = 0;
+// Values of cpu_tlbstate.loaded_mm: mm ids. 0 = none yet, 1 = LOADED_MM_SWITCHING.
+inline constexpr uint64_t LOADED_MM_SWITCHING = 1;
+inline constexpr uint64_t INIT_MM_ID = 2;
+// include/linux/pagevec.h: PAGEVEC_SIZE / folio_batch capacity.
+inline constexpr size_t PAGEVEC_SIZE = 15;
+
+// A page frame (struct folio of order 0).
+struct Folio {
+    uint64_t pfn = 0;
+    uint32_t refcount = 0;
+    bool lru = false;   // PG_lru: on the node's LRU list
+    bool zero = false;  // the shared zero page (never freed)
+};
+
+struct Vma {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    std::unique_ptr<RwSem> vm_lock;  // per-VMA lock (CONFIG_PER_VMA_LOCK), own line
+};
+
+struct MmStruct {
+    uint64_t id = 0;      // the value cpu_tlbstate.loaded_mm holds while it is loaded
+    uint64_t ctx_id = 0;  // context.ctx_id: unique, never reused
+    hw::SimVar* tlb_gen = nullptr;            // context.tlb_gen (atomic64)
+    hw::SimVar* next_trim_cpumask = nullptr;  // context.next_trim_cpumask (jiffies), same line
+    std::vector<hw::SimVar*> cpumask;         // mm_cpumask(mm), 64 CPUs per word
+    std::unique_ptr<RwSem> mmap_lock;
+    hw::SimVar* mm_lock_seq = nullptr;  // read by lock_vma_under_rcu, bumped by writers
+    uint32_t home_node = 0;
+
+    // Address space (changed under mmap_lock / the PTE lock by the thread that owns it).
+    std::map<uint64_t, Vma> vmas;           // by start
+    std::map<uint64_t, Folio*> ptes;        // present PTEs by virtual page number
+    std::set<uint64_t> pte_tables;          // PMD indexes (va >> 21) with a PTE page
+    uint64_t mmap_base = 0x7f0000000000ULL;
+    std::vector<std::unique_ptr<RwSem>> free_vm_locks;  // vm_area_cachep, recycled
+
+    [[nodiscard]] const Vma* find_vma(uint64_t va) const;
+};
+
+struct TlbContext {
+    hw::SimVar* ctx_id = nullptr;
+    hw::SimVar* tlb_gen = nullptr;
+};
+
+struct CpuTlbState {
+    hw::SimVar* loaded_mm = nullptr;
+    hw::SimVar* loaded_mm_asid = nullptr;
+    std::vector<TlbContext> ctxs;  // TLB_NR_DYN_ASIDS
+    uint16_t next_asid = 1;        // owner-only allocator cursor
+    hw::SimVar* is_lazy = nullptr;  // cpu_tlbstate_shared.is_lazy, own line
+};
+
+struct FlushTlbInfo {
+    MmStruct* mm = nullptr;  // nullptr: kernel flush
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint64_t new_tlb_gen = TLB_GENERATION_INVALID;
+    hw::CpuId initiating_cpu = 0;
+    unsigned stride_shift = PAGE_SHIFT;
+    bool freed_tables = false;
+    bool trim_cpumask = false;
+    hw::SimVar* line = nullptr;  // the per-CPU structure's cache line (one word stands for it)
+};
+
+}  // namespace ipisim::kernel::mm

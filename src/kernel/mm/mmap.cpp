@@ -1,0 +1,94 @@
+// mmap and munmap of anonymous regions (mm/mmap.c, mm/vma.c), under mmap_lock for write.
+// Addresses are chosen top-down from mmap_base (the lowest gap below the highest mapping that
+// fits, as get_unmapped_area does), so a region unmapped and mapped again reuses its place.
+// munmap downgrades to a read lock before unmap_region (do_vmi_align_munmap), zaps the PTEs,
+// frees the PTE pages no other VMA shares (freed_tables), and flushes the TLB for the range.
+#include <stdexcept>
+
+#include "kernel/mm/mm.h"
+#include "kernel/mm/mm_costs.h"
+
+namespace ipisim::kernel::mm {
+
+namespace {
+sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+
+uint64_t get_unmapped_area(const MmStruct& mm, uint64_t len) {
+    uint64_t top = mm.mmap_base;
+    for (auto it = mm.vmas.rbegin(); it != mm.vmas.rend(); ++it) {
+        if (it->second.end <= top && top - it->second.end >= len) break;
+        top = std::min(top, it->second.start);
+    }
+    return top - len;
+}
+
+bool shares_pmd(const MmStruct& mm, uint64_t pmd) {
+    const uint64_t lo = pmd << PMD_SHIFT;
+    const uint64_t hi = lo + (1ULL << PMD_SHIFT);
+    auto it = mm.vmas.lower_bound(hi);
+    if (it == mm.vmas.begin()) return false;
+    --it;
+    return it->second.end > lo;
+}
+}  // namespace
+
+sim::Task<uint64_t> Mm::vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len) {
+    static const uint32_t label = hw::profile_label("vm_mmap_pgoff");
+    auto scope = cpu.function(label, hw::Activity::kernel);
+    ++stats_.mmap;
+    co_await cpu.compute(platform().spec().cpu.syscall);
+    co_await mm.mmap_lock->down_write(cpu);
+    co_await cpu.compute_cycles(cyc(costs::do_mmap));
+    const uint64_t addr = get_unmapped_area(mm, len);
+    Vma vma;
+    vma.start = addr;
+    vma.end = addr + len;
+    if (mm.free_vm_locks.empty()) {
+        vma.vm_lock = std::make_unique<RwSem>(mem_, "vma.vm_lock", mm.home_node);
+    } else {
+        vma.vm_lock = std::move(mm.free_vm_locks.back());
+        mm.free_vm_locks.pop_back();
+    }
+    mm.vmas.emplace(addr, std::move(vma));
+    // mmap_write_unlock(): vma_end_write_all() bumps mm_lock_seq.
+    co_await mem_.fetch_add(cpu.id(), *mm.mm_lock_seq, 1);
+    co_await mm.mmap_lock->up_write(cpu);
+    co_return addr;
+}
+
+sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len) {
+    static const uint32_t label = hw::profile_label("vm_munmap");
+    auto scope = cpu.function(label, hw::Activity::kernel);
+    ++stats_.munmap;
+    const uint64_t end = start + len;
+    co_await cpu.compute(platform().spec().cpu.syscall);
+    co_await mm.mmap_lock->down_write(cpu);
+    co_await cpu.compute_cycles(cyc(costs::do_munmap));
+    auto it = mm.vmas.find(start);
+    if (it == mm.vmas.end() || it->second.end != end) {
+        throw std::logic_error("vm_munmap: only whole-VMA unmaps are modeled");
+    }
+    mm.free_vm_locks.push_back(std::move(it->second.vm_lock));
+    mm.vmas.erase(it);
+    co_await mem_.fetch_add(cpu.id(), *mm.mm_lock_seq, 1);
+    co_await mm.mmap_lock->downgrade_write(cpu);
+    // unmap_region(): lru_add_drain (variant), unmap_vmas, free_pgtables, tlb_finish_mmu.
+    if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
+    std::vector<Folio*> gathered;
+    const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, end, gathered);
+    bool freed_tables = false;
+    for (uint64_t pmd = start >> PMD_SHIFT; pmd <= (end - 1) >> PMD_SHIFT; ++pmd) {
+        if (mm.pte_tables.count(pmd) == 0 || shares_pmd(mm, pmd)) continue;
+        mm.pte_tables.erase(pmd);
+        freed_tables = true;
+        co_await cpu.compute_cycles(cyc(costs::free_pte_table));
+    }
+    co_await cpu.compute_cycles(cyc(costs::tlb_finish_mmu));
+    if (cleared != 0 || freed_tables) {
+        co_await flush_tlb_mm_range(cpu, mm, start, end, PAGE_SHIFT, freed_tables);
+    }
+    co_await lru_->folios_put(cpu, gathered);
+    co_await mm.mmap_lock->up_read(cpu);
+}
+
+}  // namespace ipisim::kernel::mm

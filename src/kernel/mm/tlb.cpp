@@ -1,0 +1,153 @@
+// The flushing half of arch/x86/mm/tlb.c (MECHANISMS.md §2.4, 2.6, 2.7): flush_tlb_mm_range()
+// as initiator, should_flush_tlb() as the sender-side filter, flush_tlb_func() as the handler
+// run locally and on every target, with the generation logic that coalesces concurrent flushes.
+#include <fmt/format.h>
+
+#include "hw/tlb/tlb_insn.h"
+#include "kernel/mm/mm.h"
+#include "kernel/mm/mm_costs.h"
+
+namespace ipisim::kernel::mm {
+
+namespace {
+// tlb_single_page_flush_ceiling (Dave Hansen, a5102476a24b): pages, tunable in debugfs.
+constexpr uint64_t tlb_single_page_flush_ceiling = 33;
+sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+}  // namespace
+
+sim::Task<hw::CpuMask> Mm::read_mm_cpumask(hw::Cpu& cpu, MmStruct& mm) {
+    hw::CpuMask mask(nr_cpus_);
+    for (size_t w = 0; w < mm.cpumask.size(); ++w) {
+        uint64_t bits = co_await mem_.load(cpu.id(), *mm.cpumask[w]);
+        for (; bits != 0; bits &= bits - 1) {
+            const auto c = static_cast<hw::CpuId>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+            if (c < nr_cpus_) mask.set(c);
+        }
+    }
+    co_return mask;
+}
+
+sim::Task<bool> Mm::should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm) {
+    const uint64_t next = co_await mem_.load(cpu.id(), *mm.next_trim_cpumask);
+    if (jiffies() > next) {  // time_after(jiffies, next_trim_cpumask)
+        co_await mem_.store(cpu.id(), *mm.next_trim_cpumask, jiffies() + costs::HZ);
+        ++flush_stats_.trims;
+        co_return true;
+    }
+    co_return false;
+}
+
+sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
+                                   unsigned stride_shift, bool freed_tables) {
+    static const uint32_t label = hw::profile_label("flush_tlb_mm_range");
+    auto scope = cpu.function(label, hw::Activity::kernel);
+    const hw::CpuId me = cpu.id();
+    ++flush_stats_.flush_tlb_mm_range;
+    co_await cpu.compute_cycles(cyc(costs::flush_tlb_mm_range));
+    // Should we flush just the requested range?
+    if (end == TLB_FLUSH_ALL || ((end - start) >> stride_shift) > tlb_single_page_flush_ceiling) {
+        start = 0;
+        end = TLB_FLUSH_ALL;
+        ++flush_stats_.full_range;
+    }
+    // inc_mm_tlb_gen(): atomic64_inc_return, a full barrier on the mm's shared line.
+    const uint64_t new_tlb_gen = co_await mem_.fetch_add(me, *mm.tlb_gen, 1) + 1;
+    // get_flush_tlb_info(): this CPU's flush_tlb_info.
+    FlushTlbInfo& info = flush_info_[me];
+    info.mm = &mm;
+    info.start = start;
+    info.end = end;
+    info.new_tlb_gen = new_tlb_gen;
+    info.initiating_cpu = me;
+    info.stride_shift = stride_shift;
+    info.freed_tables = freed_tables;
+    info.trim_cpumask = false;
+    co_await mem_.store(me, *info.line, new_tlb_gen);
+
+    if (protocol_->uses_broadcast(mm)) {
+        co_await protocol_->broadcast_tlb_flush(cpu, info);
+    } else {
+        hw::CpuMask cpumask = co_await read_mm_cpumask(cpu, mm);
+        hw::CpuMask others = cpumask;
+        others.clear(me);
+        if (!others.empty()) {  // cpumask_any_but(mm_cpumask(mm), cpu) < nr_cpu_ids
+            info.trim_cpumask = co_await should_trim_cpumask(cpu, mm);
+            ++flush_stats_.remote_flushes;
+            co_await protocol_->flush_tlb_multi(cpu, cpumask, info);
+            co_await protocol_->consider_global_asid(cpu, mm);
+        } else {
+            const uint64_t loaded = co_await mem_.load(me, *tlbstate_[me].loaded_mm);
+            if (loaded == mm.id) {
+                ++flush_stats_.local_flushes;
+                cpu.local_irq_disable();
+                co_await flush_tlb_func(cpu, info);
+                co_await cpu.local_irq_enable();
+            }
+        }
+    }
+    // put_flush_tlb_info(), put_cpu(); mmu_notifier_arch_invalidate_secondary_tlbs: no IOMMU.
+}
+
+sim::Task<bool> Mm::should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTlbInfo& info) {
+    const hw::CpuId me = self.id();
+    CpuTlbState& st = tlbstate_[cpu];
+    co_await self.compute_cycles(cyc(costs::should_flush_tlb));
+    const uint64_t loaded = co_await mem_.load(me, *st.loaded_mm);
+    const uint64_t lazy = co_await mem_.load(me, *st.is_lazy);  // after smp_rmb()
+    if (lazy != 0) co_return false;             // flushed at its next context switch
+    if (info.mm == nullptr) co_return true;     // kernel flush
+    if (loaded == LOADED_MM_SWITCHING) co_return true;
+    if (loaded == info.mm->id) co_return true;
+    co_return info.trim_cpumask;  // in mm_cpumask but running another mm: trim it
+}
+
+sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
+    static const uint32_t label = hw::profile_label("flush_tlb_func");
+    auto scope = cpu.function(label);
+    const hw::CpuId me = cpu.id();
+    const bool local = me == f.initiating_cpu;
+    ++flush_stats_.flush_tlb_func;
+    co_await cpu.compute_cycles(cyc(costs::flush_tlb_func));
+    if (!local) co_await mem_.load(me, *f.line);  // the sender's flush_tlb_info
+    CpuTlbState& st = tlbstate_[me];
+    const uint64_t loaded = co_await mem_.load(me, *st.loaded_mm);
+    const uint64_t asid = co_await mem_.load(me, *st.loaded_mm_asid);
+    // The CPU was left in the mm_cpumask of the target mm: clear it.
+    if (f.mm != nullptr && f.mm->id != loaded) {
+        co_await mem_.clear_bit(me, *f.mm->cpumask[me / 64], me % 64);
+        ++flush_stats_.stale_cpumask;
+        co_return;
+    }
+    if (loaded == init_mm().id) co_return;
+    const uint64_t lazy = co_await mem_.load(me, *st.is_lazy);
+    if (lazy != 0) {
+        // Lazy CPUs get here only for freed page tables: leave the user mm altogether.
+        ++flush_stats_.lazy_switches;
+        co_await switch_mm_irqs_off(cpu, init_mm());
+        co_return;
+    }
+    const uint64_t local_tlb_gen = co_await mem_.load(me, *st.ctxs[asid].tlb_gen);
+    if (f.new_tlb_gen != TLB_GENERATION_INVALID && f.new_tlb_gen <= local_tlb_gen) {
+        ++flush_stats_.coalesced;  // already caught up; mm->tlb_gen deliberately not read
+        co_return;
+    }
+    MmStruct& loaded_mm = *mm_by_id(loaded);
+    const uint64_t mm_tlb_gen = co_await mem_.load(me, *loaded_mm.tlb_gen);  // after smp_rmb()
+    if (local_tlb_gen == mm_tlb_gen) {
+        ++flush_stats_.coalesced;  // another flush caught us up
+    } else if (f.end != TLB_FLUSH_ALL && f.new_tlb_gen == local_tlb_gen + 1 && f.new_tlb_gen == mm_tlb_gen) {
+        // Partial flush: flush_tlb_one_user() per page (INVLPG; no PTI on these machines).
+        ++flush_stats_.partial;
+        const auto pcid = static_cast<hw::Pcid>(asid + 1);
+        for (uint64_t addr = f.start; addr < f.end; addr += 1ULL << f.stride_shift) {
+            co_await hw::invlpg(cpu, *tlbs_[me], pcid, addr);
+        }
+    } else {
+        // flush_tlb_local(): rewrite CR3, flushing the current PCID.
+        ++flush_stats_.full;
+        co_await hw::write_cr3(cpu, *tlbs_[me], static_cast<hw::Pcid>(asid + 1), /*noflush=*/false);
+    }
+    co_await mem_.store(me, *st.ctxs[asid].tlb_gen, mm_tlb_gen);
+}
+
+}  // namespace ipisim::kernel::mm
