@@ -136,6 +136,7 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
     if (auto sweep = root.table_optional("sweep")) read_sweep(*sweep, params, e);
     if (auto published = root.table_optional("published"))
         e.published = read_published(*published, params);
+    if (auto shape = root.table_optional("report")) e.shape = report::read_seed_shape(*shape, params);
     root.finish();
     return e;
 }

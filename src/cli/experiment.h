@@ -21,6 +21,8 @@
 //   metrics = { latency_ns = 1234 }  # numbers, named like the workload's metrics
 //   note = "..."                     # optional
 //
+//   [report]                         # optional: the seed's own table shape (report/seed_shape.h)
+//
 // `--set key=value` overrides any value before validation; `--seed N` is `--set experiment.seed=N`.
 #pragma once
 
@@ -30,6 +32,7 @@
 
 #include "config/table.h"
 #include "report/published.h"
+#include "report/seed_shape.h"
 
 namespace ipisim::cli {
 
@@ -46,6 +49,7 @@ struct Experiment {
     std::vector<std::string> swept;       // [sweep] keys in file order
     std::vector<size_t> sweep_sizes;      // values per key
     report::Published published;
+    report::SeedShape shape;  // [report]: the seed's own table shape
 
     // The experiment's file text and overrides, so each sweep point re-reads them with their
     // source lines (TOML copies lose them).

@@ -78,6 +78,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         write_experiment_outputs(experiment, results, std::filesystem::path(args.out_dir) / experiment.name);
         fmt::print("{}", report::render_summary(results, experiment.published));
+    fmt::print("{}", report::render_seed_shape(experiment.shape, results, experiment.published));
         fmt::print("{}\n", render_profiles(results));
         uint64_t events = 0;
         for (const auto& r : results.rows) events += r.events;

@@ -39,6 +39,7 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
     write_experiment_outputs(experiment, results, out);
 
     fmt::print("{}", report::render_summary(results, experiment.published));
+    fmt::print("{}", report::render_seed_shape(experiment.shape, results, experiment.published));
     fmt::print(stderr, "{} points, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n",
                results.rows.size(), events, host_seconds,
                host_seconds > 0 ? static_cast<double>(events) / host_seconds : 0.0, out.string());
