@@ -94,7 +94,10 @@ sim::Task<> Sched::finish_task_switch(Cpu& cpu) {
 
 sim::Task<> Sched::schedule(Cpu& cpu) {
     static const uint32_t l = hw::profile_label("__schedule");
-    auto scope = cpu.function(l, Activity::kernel);
+    // Not a Scope: a dying thread never returns here to restore its label.
+    const uint32_t saved_label = cpu.profile().label();
+    const Activity saved_activity = cpu.profile().activity();
+    cpu.set_activity(l, Activity::kernel);
     const CpuId c = cpu.id();
     Rq& rq = rq_[c];
     cpu.local_irq_disable();
@@ -103,7 +106,7 @@ sim::Task<> Sched::schedule(Cpu& cpu) {
     Thread* prev = rq.curr;
     if (prev != nullptr && prev->state != TaskState::running) {
         prev->on_rq = false;  // deactivate_task
-        ++prev->nvcsw;
+        if (prev->state != TaskState::dead) ++prev->nvcsw;
     }
     Thread* next = nullptr;
     if (prev != nullptr && prev->on_rq) {
@@ -114,6 +117,7 @@ sim::Task<> Sched::schedule(Cpu& cpu) {
     }
     if (next == prev) {
         co_await cpu.local_irq_enable();
+        cpu.set_activity(saved_label, saved_activity);
         co_return;
     }
     // context_switch(): hand the CPU over.
@@ -142,6 +146,7 @@ sim::Task<> Sched::schedule(Cpu& cpu) {
         co_await wait_switch_in(rq.idle_may_run, rq.idle_switched_in);
     }
     co_await finish_task_switch(cpu);
+    cpu.set_activity(saved_label, saved_activity);
 }
 
 }  // namespace ipisim::kernel
