@@ -6,13 +6,15 @@ namespace ipisim::kernel {
 
 namespace {
 
+// arch/x86/include/asm/irq_vectors.h (also declared by kernel/sched/sched.h)
+constexpr uint32_t kLocalTimerVector = 0xec;
 constexpr uint32_t kTimerTagBase = 0x0E00'0000;
 // [A] local timer interrupt: hrtimer_interrupt, expire the timer-wheel softirq's timer and
 // wake_up_process() of the sleeper (path length, IPC ~1-2).
 constexpr uint64_t timer_interrupt_cycles = 600;
 
 void fire_local_timer(void* obj, uint32_t) {
-    static_cast<hw::Cpu*>(obj)->raise(sim::Interrupt{LOCAL_TIMER_VECTOR, 0});
+    static_cast<hw::Cpu*>(obj)->raise(sim::Interrupt{kLocalTimerVector, 0});
 }
 
 }  // namespace
@@ -28,7 +30,7 @@ sim::Task<> msleep(hw::Cpu& self, Smp& smp, uint64_t ms, uint32_t hz) {
     static const uint32_t label = hw::profile_label("msleep");
     auto scope = self.function(label, hw::Activity::kernel);
     const sim::Picos expiry = msleep_expiry(self.now(), ms, hz);
-    self.set_irq_handler(LOCAL_TIMER_VECTOR, "local_timer_interrupt",
+    self.set_irq_handler(kLocalTimerVector, "local_timer_interrupt",
                          [](hw::Cpu& cpu, const sim::Interrupt&) -> sim::Task<> {
                              co_await cpu.compute_cycles(sim::Cycles(timer_interrupt_cycles));
                          });

@@ -5,9 +5,10 @@
 // timer expires on the tick where jiffies reaches the expiry, its local timer interrupt wakes
 // the CPU (paying the idle state's exit latency), and the task is switched back in.
 //
-// The timer interrupt is raised on LOCAL_TIMER_VECTOR on the sleeping CPU only; its handler is
-// installed there when the CPU first sleeps. (Model scope: no periodic tick; a kernel timer
-// subsystem, when there is one, should own this.)
+// The timer interrupt is raised on LOCAL_TIMER_VECTOR (0xec) on the sleeping CPU only; its
+// handler is installed there when the CPU sleeps. Model scope: no periodic tick. kernel/sched
+// (Sched::msleep) models the same with its own timer handler: do not combine both on one
+// Kernel, this one replaces the scheduler's LOCAL_TIMER handler on the sleeping CPU.
 #pragma once
 
 #include <cstdint>
@@ -17,9 +18,6 @@
 #include "sim/task.h"
 
 namespace ipisim::kernel {
-
-// arch/x86/include/asm/irq_vectors.h
-inline constexpr uint32_t LOCAL_TIMER_VECTOR = 0xec;
 
 // include/linux/jiffies.h: rounds up.
 [[nodiscard]] constexpr uint64_t msecs_to_jiffies(uint64_t ms, uint32_t hz) { return (ms * hz + 999) / 1000; }
