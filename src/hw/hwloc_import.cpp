@@ -87,7 +87,7 @@ std::string cost_sections(const Topology& topo, bool x86, bool amd) {
     out += "\n[cpu]\n";
     for (const char* kv : {"irq_entry = \"250 ns\"", "irq_exit = \"150 ns\"", "eoi = \"40 ns\"",
                            "context_switch = \"600 ns\"", "syscall = \"70 ns\"", "rdmsr = \"50 ns\"",
-                           "wrmsr = \"50 ns\""}) {
+                           "wrmsr = \"50 ns\"", "rdmsr_qm_ctr = \"200 ns\""}) {
         out += fmt::format("{}   {}\n", kv, todo);
     }
     if (topo.has_class(DistanceClass::smt)) out += fmt::format("smt_throughput_percent = 60   {}\n", todo);

@@ -55,6 +55,7 @@ CpuSpec parse_cpu(config::Table t, const Topology& topo) {
     c.syscall = t.duration("syscall");
     c.rdmsr = t.duration("rdmsr");
     c.wrmsr = t.duration("wrmsr");
+    c.rdmsr_qm_ctr = t.duration("rdmsr_qm_ctr");
     if (topo.has_class(DistanceClass::smt)) {
         c.smt_throughput_percent = t.get<uint32_t>("smt_throughput_percent");
         if (c.smt_throughput_percent < 1 || c.smt_throughput_percent > 100) {

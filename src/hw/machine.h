@@ -51,6 +51,7 @@ struct CpuSpec {
     sim::Picos syscall;         // null syscall round trip
     sim::Picos rdmsr;           // e.g. APERF/MPERF, IA32_QM_CTR
     sim::Picos wrmsr;           // non-ICR MSR write (e.g. PQR_ASSOC)
+    sim::Picos rdmsr_qm_ctr;    // RDMSR IA32_QM_CTR (resctrl counter read; slow, Newman 2023)
     // Speed of each of two busy SMT siblings relative to a lone thread, in percent.
     uint32_t smt_throughput_percent = 100;
 };

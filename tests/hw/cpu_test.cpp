@@ -180,6 +180,7 @@ context_switch = "1 us"
 syscall = "100 ns"
 rdmsr = "100 ns"
 wrmsr = "100 ns"
+rdmsr_qm_ctr = "200 ns"
 smt_throughput_percent = 50
 [[idle]]
 name = "C1"

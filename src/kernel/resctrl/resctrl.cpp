@@ -23,16 +23,7 @@ Resctrl::Resctrl(Sched& sched, Workqueue& wq)
 
 uint32_t Resctrl::domain_of(CpuId cpu) const { return p_.topology().l3_of(cpu); }
 
-sim::Picos Resctrl::qm_ctr_read_cost(const hw::MachineSpec& spec) {
-    switch (spec.vendor) {
-        case hw::Vendor::intel:
-            return spec.cpu.wrmsr * 9 / 2;
-        case hw::Vendor::amd:
-            return spec.cpu.wrmsr * 2;
-        default:
-            return spec.cpu.rdmsr;
-    }
-}
+sim::Picos Resctrl::qm_ctr_read_cost(const hw::MachineSpec& spec) { return spec.cpu.rdmsr_qm_ctr; }
 
 hw::SimVar& Resctrl::rmid_read_val(CpuId caller) {
     hw::SimVar*& v = rr_val_.at(caller);

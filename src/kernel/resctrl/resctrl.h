@@ -50,9 +50,8 @@ public:
     // mon_event_count() -> __rmid_read_phys(), on a CPU of the domain.
     sim::Task<uint64_t> mon_event_count(hw::Cpu& cpu, uint32_t domain, uint32_t rmid, QosEvent evt);
 
-    // RDMSR IA32_QM_CTR. [A] until machines carry it (proposed: cpu.rdmsr_qm_ctr): CALIBRATION's
-    // relative figure, ~4.5x a PQR_ASSOC write (cpu.wrmsr) on Intel and ~2x on AMD (Peter
-    // Newman, LKML 2023); other vendors: cpu.rdmsr.
+    // RDMSR IA32_QM_CTR: the machine's cpu.rdmsr_qm_ctr (derived in the machine files from
+    // CALIBRATION's relative figure: ~4.5x a PQR_ASSOC write on Intel, ~2x on AMD).
     [[nodiscard]] static sim::Picos qm_ctr_read_cost(const hw::MachineSpec& spec);
 
     [[nodiscard]] const ResctrlStats& stats() const { return stats_; }
