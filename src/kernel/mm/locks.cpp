@@ -57,13 +57,14 @@ RwSem::RwSem(hw::Memory& mem, const std::string& name, uint32_t home_node)
 
 sim::Task<> RwSem::down_read(hw::Cpu& cpu) {
     const hw::CpuId me = cpu.id();
+    constexpr uint64_t read_failed = WRITER_LOCKED | FLAG_WAITERS;
     for (;;) {
         const uint64_t old = co_await mem_.fetch_add(me, *count_, READER_BIAS);
-        if ((old & WRITER_LOCKED) == 0) co_return;
-        // rwsem_down_read_slowpath(): back out and wait for the writer.
+        if ((old & read_failed) == 0) co_return;
+        // rwsem_down_read_slowpath(): back out and wait behind the writer.
         co_await mem_.fetch_add(me, *count_, ~READER_BIAS + 1);
         auto scope = cpu.function(label_);
-        co_await hw::spin_until(cpu, mem_, *count_, [](uint64_t v) { return (v & WRITER_LOCKED) == 0; });
+        co_await hw::spin_until(cpu, mem_, *count_, [](uint64_t v) { return (v & read_failed) == 0; });
     }
 }
 
@@ -73,12 +74,20 @@ sim::Task<> RwSem::up_read(hw::Cpu& cpu) {
 
 sim::Task<> RwSem::down_write(hw::Cpu& cpu) {
     const hw::CpuId me = cpu.id();
+    const uint64_t fast = co_await mem_.cmpxchg(me, *count_, 0, WRITER_LOCKED);
+    if (fast == 0) co_return;
+    // rwsem_down_write_slowpath(): announce the waiter, wait for the owners to leave.
+    auto scope = cpu.function(label_);
+    ++waiting_writers_;
+    co_await mem_.fetch_or(me, *count_, FLAG_WAITERS);
     for (;;) {
-        const uint64_t old = co_await mem_.cmpxchg(me, *count_, 0, WRITER_LOCKED);
-        if (old == 0) co_return;
-        auto scope = cpu.function(label_);
-        co_await hw::spin_until(cpu, mem_, *count_, [](uint64_t v) { return v == 0; });
+        const uint64_t v =
+            co_await hw::spin_until(cpu, mem_, *count_, [](uint64_t x) { return (x & ~FLAG_WAITERS) == 0; });
+        const uint64_t want = WRITER_LOCKED | (waiting_writers_ > 1 ? FLAG_WAITERS : 0);
+        const uint64_t old = co_await mem_.cmpxchg(me, *count_, v, want);
+        if (old == v) break;
     }
+    --waiting_writers_;
 }
 
 sim::Task<> RwSem::up_write(hw::Cpu& cpu) {

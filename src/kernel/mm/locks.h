@@ -12,7 +12,9 @@
 //
 // RwSem (rw_semaphore): a count word on one line (readers add READER_BIAS, a writer sets
 // WRITER_LOCKED). down_read/up_read are one atomic add each; down_write is a cmpxchg 0 ->
-// WRITER_LOCKED. A blocked task spins on the count with IRQs enabled [A]: the kernel spins
+// WRITER_LOCKED. A writer that has to wait sets FLAG_WAITERS; readers that then find it
+// (RWSEM_READ_FAILED_MASK) back out and queue behind the writer, so a stream of readers does
+// not starve it (rwsem_down_read_slowpath does not steal a reader-owned lock with waiters). A blocked task spins on the count with IRQs enabled [A]: the kernel spins
 // optimistically and then sleeps; tlb_flush2's writers (mmap/munmap) are short and rare,
 // and nothing else would run on the CPU while the task slept.
 #pragma once
@@ -55,6 +57,7 @@ private:
 class RwSem {
 public:
     static constexpr uint64_t WRITER_LOCKED = 1;
+    static constexpr uint64_t FLAG_WAITERS = 2;
     static constexpr uint64_t READER_BIAS = 1U << 8;
 
     RwSem(hw::Memory& mem, const std::string& name, uint32_t home_node);
@@ -72,6 +75,7 @@ private:
     hw::Memory& mem_;
     hw::SimVar* count_;
     uint32_t label_;
+    uint32_t waiting_writers_ = 0;
 };
 
 }  // namespace ipisim::kernel::mm

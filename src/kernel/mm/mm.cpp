@@ -25,7 +25,7 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
     MmStruct& init = mm_alloc(0);  // init_mm: ctx_id 1, never in a user's way
     for (hw::CpuId c = 0; c < nr_cpus_; ++c) {
         const uint32_t node = p.topology().node_of(c);
-        tlbs_.push_back(std::make_unique<hw::Tlb>(c, spec.tlb.entries));
+        tlbs_.push_back(&p.tlb(c));
         CpuTlbState st;
         // cpu_tlbstate: two lines; loaded_mm, loaded_mm_asid and ctxs[0..2] on the first.
         hw::CacheLine& l0 = mem_.new_line(fmt::format("cpu_tlbstate[{}]", c), node);
@@ -53,12 +53,6 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
 }
 
 Mm::~Mm() = default;
-
-std::vector<hw::Tlb*> Mm::tlbs() {
-    std::vector<hw::Tlb*> out;
-    for (auto& t : tlbs_) out.push_back(t.get());
-    return out;
-}
 
 MmStruct* Mm::mm_by_id(uint64_t id) {
     if (id < INIT_MM_ID || id - INIT_MM_ID >= mms_.size()) return nullptr;

@@ -61,8 +61,8 @@ public:
     [[nodiscard]] hw::Memory& mem() const { return mem_; }
     [[nodiscard]] Smp& smp() const { return k_.smp(); }
     [[nodiscard]] uint32_t nr_cpus() const { return nr_cpus_; }
+    // The CPU's TLB (the Platform's).
     [[nodiscard]] hw::Tlb& tlb(hw::CpuId c) { return *tlbs_.at(c); }
-    [[nodiscard]] std::vector<hw::Tlb*> tlbs();
     [[nodiscard]] CpuTlbState& tlbstate(hw::CpuId c) { return tlbstate_.at(c); }
     [[nodiscard]] FlushTlbInfo& flush_tlb_info(hw::CpuId c) { return flush_info_.at(c); }
     [[nodiscard]] TlbFlushProtocol& protocol() { return *protocol_; }
@@ -118,7 +118,7 @@ private:
     Kernel& k_;
     hw::Memory& mem_;
     uint32_t nr_cpus_;
-    std::vector<std::unique_ptr<hw::Tlb>> tlbs_;
+    std::vector<hw::Tlb*> tlbs_;
     std::vector<CpuTlbState> tlbstate_;
     std::vector<FlushTlbInfo> flush_info_;
     std::vector<std::unique_ptr<MmStruct>> mms_;  // [0] = init_mm; id = index + INIT_MM_ID

@@ -22,7 +22,7 @@ inline constexpr uint64_t lock_vma_under_rcu = 60;
 // FITTED: the rest of handle_mm_fault() not itemized below (__handle_mm_fault page-table walk,
 // pte_offset_map_lock, accounting, perf/memcg events, fault retry bookkeeping). Fitted so
 // that 1 thread of tlb_flush2 runs 175k loops/s on sapphire_rapids_30c (seed 000 row 1).
-inline constexpr uint64_t handle_mm_fault = 3000;
+inline constexpr uint64_t handle_mm_fault = 3756;
 // do_anonymous_page(), write: alloc_anon_folio from the per-CPU page lists. [A]
 inline constexpr uint64_t alloc_page_pcp = 150;
 // mem_cgroup_charge() against the per-CPU charge stock. [A]
