@@ -27,4 +27,4 @@ static void ipi_ping(benchmark::State& state) {
 }
 BENCHMARK(ipi_ping)->Name("ipi_ping")->Arg(2)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 
-BENCHMARK_MAIN();
+
