@@ -55,4 +55,11 @@ inline constexpr uint64_t mon_event_read = 100;
 // wraparound arithmetic (mbm_overflow_count), chunk scaling.
 inline constexpr uint64_t mon_event_count = 120;
 
+// --- Intel RAR (kernel/rar), [A] path lengths
+// smp_call_rar_many() besides its modeled memory accesses and sends: smp_processor_id, the
+// pages arithmetic, cpumask_and with cpu_online_mask and the weight check, the slot number,
+// and composing the 64-byte rar_payload in registers before its store (comparable to
+// smp_call_function_many_setup).
+inline constexpr uint64_t smp_call_rar_many = 80;
+
 }  // namespace ipisim::kernel::costs

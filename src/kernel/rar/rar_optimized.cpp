@@ -1,0 +1,162 @@
+// smp_call_rar_many() with seed 000's patch ("only send RAR to CPUs not already processing
+// RARs"): a per-CPU rar_pending (-1 = nobody) names the sender that sent the RAR IPI to that
+// CPU and has not yet seen its own request done there. A sender claims each target with
+// get_rar_pending() (read, then cmpxchg -1 -> this_cpu), sends the RAR IPI only to the
+// targets it claimed, and waits on every target; wait_for_action_done() gives up on a
+// still-PENDING byte once the target's rar_pending reads -1, and the do/while loops back to
+// claim and send again. Only the claimer resets rar_pending (release_rar_pending after
+// SUCCESS).
+//
+// Placement [A]: rar_pending is a plain DEFINE_PER_CPU int, not on the (aligned, full) action
+// vector line; its neighbours in the target's per-CPU area are unknown, so it gets a line of
+// its own, homed on the target's node and first owned by the target (per-CPU init).
+//
+// Spinning on two lines: the loop in wait_for_action_done() reads the action byte and
+// rar_pending alternately. The spinner sleeps only while it still holds both lines (a write
+// reserved since its loads invalidated its copy: the next poll misses); writes to the action
+// line wake it through the line, and every write to rar_pending (claims, failed cmpxchgs
+// included, and releases) wakes the spinners of that target, who all poll it.
+#include <fmt/format.h>
+
+#include "kernel/costs.h"
+#include "kernel/rar/rar.h"
+#include "sim/registry.h"
+
+namespace ipisim::kernel {
+
+namespace {
+
+using hw::Cpu;
+using hw::CpuId;
+using hw::CpuMask;
+
+constexpr uint64_t kNoRarPending = ~0ULL;  // -1
+
+class RarOptimized final : public Rar {
+public:
+    sim::Task<> smp_call_rar_many(Cpu& self, const CpuMask& mask, hw::Pcid pcid, uint64_t start,
+                                  uint64_t end) override {
+        static const uint32_t label = hw::profile_label("smp_call_rar_many");
+        auto scope = self.function(label, hw::Activity::kernel);
+        const CpuId this_cpu = self.id();
+        const uint64_t pages = rar_pages(start, end);
+        co_await self.compute_cycles(sim::Cycles(costs::smp_call_rar_many));
+
+        CpuMask& dest_mask = rar_cpu_mask(this_cpu);
+        CpuMask& apic_mask = apic_cpu_mask_[this_cpu];
+        rar_dest_mask(mask, dest_mask);
+        apic_mask.clear_all();
+        if (dest_mask.empty()) co_return;
+        ++stats_.calls;
+
+        const uint32_t payload_nr = co_await get_payload_slot(self);
+        co_await set_payload(self, payload_nr, pcid, start, pages);
+        for (const CpuId cpu : dest_mask.to_vector()) co_await set_action_entry(self, payload_nr, cpu);
+
+        bool first = true;
+        do {
+            if (!first) ++stats_.loop_backs;
+            first = false;
+            for (const CpuId cpu : dest_mask.to_vector()) {
+                // Track the CPUs that have no RAR pending (yet).
+                const bool mine = co_await get_rar_pending(self, cpu);
+                if (mine) apic_mask.set(cpu);
+            }
+            // Send a message to the CPUs not processing RARs yet.
+            co_await native_send_rar_ipi(self, apic_mask);
+
+            for (const CpuId cpu : dest_mask.to_vector()) {
+                const uint8_t status = co_await wait_for_action_done(self, payload_nr, cpu);
+                if (status == hw::kRarSuccess) {
+                    co_await release_rar_pending(self, cpu);
+                    dest_mask.clear(cpu);
+                    apic_mask.clear(cpu);
+                }
+            }
+        } while (!dest_mask.empty());
+
+        co_await free_payload_slot(self, payload_nr);
+    }
+
+protected:
+    void on_attach() override {
+        hw::Platform& p = platform();
+        for (CpuId c = 0; c < p.nr_cpus(); ++c) {
+            hw::SimVar& v = mem().new_aligned_var(fmt::format("rar_pending[{}]", c), p.topology().node_of(c),
+                                                  kNoRarPending);
+            v.line().prime(c);
+            rar_pending_.push_back(&v);
+            apic_cpu_mask_.emplace_back(p.nr_cpus());
+        }
+    }
+
+private:
+    // Is this_cpu the one that needs to send a RAR to target_cpu?
+    sim::Task<bool> get_rar_pending(Cpu& self, CpuId target_cpu) {
+        hw::SimVar& pending = *rar_pending_[target_cpu];
+        const uint64_t owner = co_await mem().load(self.id(), pending);
+        if (owner != kNoRarPending) {
+            ++stats_.claims_lost;  // another CPU is flushing this CPU already
+            co_return false;
+        }
+        const uint64_t old = co_await mem().cmpxchg(self.id(), pending, kNoRarPending, self.id());
+        wake_action_spinners(target_cpu);
+        if (old != kNoRarPending) {
+            ++stats_.claims_lost;
+            co_return false;
+        }
+        ++stats_.claims;
+        co_return true;
+    }
+
+    // If this_cpu sent the RAR to target_cpu, clear rar_pending.
+    sim::Task<> release_rar_pending(Cpu& self, CpuId target_cpu) {
+        hw::SimVar& pending = *rar_pending_[target_cpu];
+        const uint64_t owner = co_await mem().load(self.id(), pending);
+        if (owner == self.id()) {
+            co_await mem().store(self.id(), pending, kNoRarPending);
+            wake_action_spinners(target_cpu);
+        }
+    }
+
+    // The patched wait_for_action_done(): returns the status, PENDING when the target's
+    // rar_pending reads -1 while the request is still unprocessed.
+    sim::Task<uint8_t> wait_for_action_done(Cpu& self, uint32_t payload_nr, CpuId target_cpu) {
+        static const uint32_t label = hw::profile_label("wait_for_action_done");
+        auto scope = self.function(label, hw::Activity::spin);
+        const sim::Picos start = self.now();
+        const CpuId me = self.id();
+        hw::SimVar& action = hardware().action_word(target_cpu, payload_nr);
+        hw::SimVar& pending = *rar_pending_[target_cpu];
+        uint8_t status = hw::Rar::action_byte(co_await mem().load(me, action), payload_nr);
+        while (status == hw::kRarPending) {
+            // cpu_relax(): nothing changes until one of the two lines is written.
+            if (action.line().holds(me) && pending.line().holds(me)) {
+                const sim::Wake w = co_await mem().wait_for_write(action);
+                if (w.interrupted()) co_await self.take_irq(w.irq);
+            }
+            status = hw::Rar::action_byte(co_await mem().load(me, action), payload_nr);
+            const uint64_t owner = co_await mem().load(me, pending);
+            // Target CPU is not processing RARs right now.
+            if (owner == kNoRarPending) break;
+        }
+        if (status == hw::kRarPending) ++stats_.unprocessed;
+        stats_.action_spin += self.now() - start;
+        co_return status;
+    }
+
+    // A write to rar_pending[target] invalidates the copy of every sender polling it in
+    // wait_for_action_done(); they sleep on the target's action line (see the file comment).
+    void wake_action_spinners(CpuId target_cpu) { hardware().action_word(target_cpu, 0).line().written().notify_all(); }
+
+    std::vector<hw::SimVar*> rar_pending_;  // DEFINE_PER_CPU(int, rar_pending) = -1
+    std::vector<CpuMask> apic_cpu_mask_;    // DEFINE_PER_CPU(struct cpumask, apic_cpu_mask)
+};
+
+const sim::Registration<Rar, RarOptimized> reg(
+    "rar", "optimized",
+    "seed 000 smp_call_rar_many: RAR IPI only to targets whose rar_pending this CPU claimed; loop back");
+
+}  // namespace
+
+}  // namespace ipisim::kernel
