@@ -8,6 +8,7 @@
 // line per CPU), rar_per_payload 100 ns. Kernel path: smp_call_rar_many 80 cycles.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -232,4 +233,50 @@ TEST(RarProtocol, an_unknown_variant_is_an_error_naming_the_registered_ones) {
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("naive, optimized"), std::string::npos) << e.what();
     }
+}
+
+namespace {
+
+// CPU 1 flushes {2, 3} with CPU 2 asleep in C6 (100 us exit); CPU 3 (POLL) serves CPU 1's
+// request at once. At 5 us CPU 0 flushes {3}. Returns CPU 0's call duration.
+Picos flush_behind_a_sleeping_target(const std::string& variant, kernel::RarCallStats* stats) {
+    World w(variant);
+    w.plat->cpu(2).set_idle_state(2);
+    w.plat->cpu(3).set_idle_state(0);
+    const CpuMask slow = w.mask({2, 3});
+    const CpuMask fast = w.mask({3});
+    Picos took;
+    w.k->run_on(1, [&](Cpu& cpu) -> sim::Task<> { co_await w.rar->smp_call_rar_many(cpu, slow, kPcid, 0, kPage); });
+    w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
+        co_await cpu.compute(5_us);
+        const Picos start = w.eng.now();
+        co_await w.rar->smp_call_rar_many(cpu, fast, kPcid, 0, kPage);
+        took = w.eng.now() - start;
+    });
+    w.k->boot();
+    w.eng.run_until(1_ms);
+    *stats = w.rar->stats();
+    return took;
+}
+
+}  // namespace
+
+// Finding: rar_pending[t] stays claimed until its claimer's wait loop reaches t, and that loop
+// waits on the claimer's targets in CPU order. A request written after t finished the
+// claimer's one stays unprocessed (no IPI is sent for it) until the claimer is done with all
+// its lower-numbered targets, however slow they are: here a C6 exit on another CPU.
+TEST(RarProtocol, an_optimized_request_waits_for_the_claimers_slowest_earlier_target) {
+    kernel::RarCallStats naive_stats;
+    kernel::RarCallStats opt_stats;
+    const Picos naive = flush_behind_a_sleeping_target("naive", &naive_stats);
+    const Picos opt = flush_behind_a_sleeping_target("optimized", &opt_stats);
+    EXPECT_LT(naive, 2_us);
+    EXPECT_GT(opt, 90_us);  // CPU 1 reaches CPU 3 only after CPU 2's 100 us C6 exit
+    EXPECT_EQ(opt_stats.claims_lost, 1u);
+    EXPECT_EQ(opt_stats.unprocessed, 1u);
+    EXPECT_EQ(opt_stats.loop_backs, 1u);  // then CPU 0 claims CPU 3 and sends its own IPI
+    EXPECT_EQ(opt_stats.ipis, 3u);
+    EXPECT_EQ(naive_stats.ipis, 3u);
+    std::printf("[ rar behind C6 ] CPU 0's 1-target flush: naive %.3f us, optimized %.3f us\n",
+                static_cast<double>(naive.count()) / 1e6, static_cast<double>(opt.count()) / 1e6);
 }
