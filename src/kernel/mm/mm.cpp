@@ -21,6 +21,8 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
     hw::Platform& p = kernel.platform();
     const hw::MachineSpec& spec = p.spec();
     const uint32_t nr_asids = spec.tlb.nr_dyn_asids == 0 ? 1 : spec.tlb.nr_dyn_asids;
+    nr_dyn_asids_ = nr_asids;
+    for (hw::CpuId c = 0; c < nr_cpus_; ++c) task_pid_.push_back(FIRST_TASK_PID + c);
     protocol_ = make_tlb_flush_protocol(flush_protocol);
     MmStruct& init = mm_alloc(0);  // init_mm: ctx_id 1, never in a user's way
     for (hw::CpuId c = 0; c < nr_cpus_; ++c) {
@@ -77,7 +79,24 @@ MmStruct& Mm::mm_alloc(uint32_t home_node) {
     m->mmap_lock = std::make_unique<RwSem>(mem_, fmt::format("mm[{}].mmap_lock", m->id), home_node);
     m->mm_lock_seq = &mem_.new_aligned_var(fmt::format("mm[{}].mm_lock_seq", m->id), home_node);
     mms_.push_back(std::move(m));
+    if (broadcast_tlb_flush_) alloc_global_asid_line(*mms_.back());
     return *mms_.back();
+}
+
+void Mm::set_broadcast_tlb_flush(bool on) {
+    broadcast_tlb_flush_ = on;
+    if (!on) return;
+    for (auto& m : mms_) {
+        if (m->global_asid == nullptr) alloc_global_asid_line(*m);
+    }
+}
+
+void Mm::alloc_global_asid_line(MmStruct& m) {
+    // mm->context.global_asid / asid_transition sit ~128 bytes after tlb_gen (past the LDT
+    // rwsem, context.lock and the vdso pointers): a read-mostly line of their own.
+    hw::CacheLine& l = mem_.new_line(fmt::format("mm[{}].context.global_asid", m.id), m.home_node);
+    m.global_asid = &mem_.new_var(l, 0);
+    m.asid_transition = &mem_.new_var(l, 0);
 }
 
 Folio* Mm::alloc_folio() {
@@ -114,6 +133,11 @@ sim::Task<> Mm::enter_lazy_tlb(hw::Cpu& cpu) {
     co_await mem_.store(cpu.id(), *st.is_lazy, 1);
 }
 
+sim::Task<bool> Mm::mm_needs_global_asid(hw::Cpu& cpu, MmStruct& mm, uint64_t asid) {
+    const uint64_t global_asid = co_await mem_.load(cpu.id(), *mm.global_asid);  // smp_load_acquire
+    co_return global_asid != 0 && asid != global_asid;
+}
+
 sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
     static const uint32_t label = hw::profile_label("switch_mm_irqs_off");
     auto scope = cpu.function(label);
@@ -131,8 +155,16 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
     uint64_t next_tlb_gen = 0;
     bool need_flush = false;
     bool done = false;
-    if (prev == next.id) {
-        if (was_lazy == 0) {
+    // mm_needs_global_asid(next, prev_asid): the mm is transitioning to a global ASID.
+    bool to_global = false;
+    if (prev == next.id && broadcast_tlb_flush_) to_global = co_await mm_needs_global_asid(cpu, next, prev_asid);
+    if (to_global) {
+        next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
+        new_asid = co_await mem_.load(me, *next.global_asid);  // choose_new_asid: global, no flush
+    } else if (prev == next.id) {
+        if (is_global_asid(prev_asid)) {
+            done = true;  // broadcast TLB invalidation keeps this ASID up to date
+        } else if (was_lazy == 0) {
             done = true;  // a thread switch within one process: nothing to do
         } else {
             // Back from lazy mode: catch up if flushes were skipped meanwhile (smp_mb first).
@@ -152,9 +184,16 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
             if ((bits >> (me % 64) & 1) == 0) co_await mem_.set_bit(me, word, me % 64);
         }
         next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
-        // choose_new_asid()
+        // choose_new_asid(): a global ASID is always current (hardware broadcast keeps it so).
         bool found = false;
-        for (uint64_t a = 0; a < st.ctxs.size(); ++a) {
+        if (broadcast_tlb_flush_) {
+            const uint64_t global_asid = co_await mem_.load(me, *next.global_asid);
+            if (global_asid != 0) {
+                new_asid = global_asid;
+                found = true;
+            }
+        }
+        for (uint64_t a = 0; !found && a < st.ctxs.size(); ++a) {
             const uint64_t id = co_await mem_.load(me, *st.ctxs[a].ctx_id);
             if (id != next.ctx_id) continue;
             const uint64_t gen = co_await mem_.load(me, *st.ctxs[a].tlb_gen);

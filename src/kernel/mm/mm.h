@@ -37,7 +37,13 @@ struct TlbFlushStats {
     uint64_t full = 0;            // flush_tlb_local
     uint64_t stale_cpumask = 0;   // receivers that cleared themselves from mm_cpumask
     uint64_t lazy_switches = 0;   // lazy receivers switched to init_mm
+    uint64_t asid_reloads = 0;    // receivers that moved to the mm's global ASID (step 3)
+    uint64_t global_asid_returns = 0;  // receivers on a global ASID: nothing to do (step 4)
 };
+
+// The pid of the task a workload runs on CPU c, unless set_task_pid() says otherwise: tasks
+// are numbered in CPU order from here ([A] will-it-scale's threads get consecutive TIDs).
+inline constexpr uint32_t FIRST_TASK_PID = 1000;
 
 struct MmStats {
     uint64_t faults = 0;
@@ -71,6 +77,22 @@ public:
     [[nodiscard]] MmStruct* mm_by_id(uint64_t id);
     [[nodiscard]] const TlbFlushStats& flush_stats() const { return flush_stats_; }
     [[nodiscard]] const MmStats& stats() const { return stats_; }
+
+    // jiffies at costs::HZ from simulated time (0 at time 0).
+    [[nodiscard]] uint64_t jiffies() const;
+    // current->pid of the task running on CPU c (FIRST_TASK_PID + c unless set).
+    [[nodiscard]] uint32_t task_pid(hw::CpuId c) const { return task_pid_.at(c); }
+    void set_task_pid(hw::CpuId c, uint32_t pid) { task_pid_.at(c) = pid; }
+
+    // cpu_feature_enabled(X86_FEATURE_INVLPGB): global ASIDs exist (set by the INVLPGB
+    // protocol when it attaches). Off, none of the global-ASID checks of switch_mm_irqs_off
+    // and flush_tlb_func run (static branches in the kernel: no memory access).
+    // Turning it on gives every mm its context.global_asid line.
+    void set_broadcast_tlb_flush(bool on);
+    [[nodiscard]] bool broadcast_tlb_flush() const { return broadcast_tlb_flush_; }
+    // is_global_asid(): ASIDs [TLB_NR_DYN_ASIDS, MAX_ASID_AVAILABLE) are global.
+    [[nodiscard]] bool is_global_asid(uint64_t asid) const { return asid >= nr_dyn_asids_; }
+    [[nodiscard]] uint32_t nr_dyn_asids() const { return nr_dyn_asids_; }
 
     // mm_alloc(): a new user mm with its lines homed on `home_node`.
     MmStruct& mm_alloc(uint32_t home_node);
@@ -113,11 +135,16 @@ public:
 private:
     sim::Task<uint64_t> zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
                               std::vector<Folio*>& gathered);
-    [[nodiscard]] uint64_t jiffies() const;
+    // mm_needs_global_asid(): the mm has a global ASID and `asid` is not it (IRQs off).
+    sim::Task<bool> mm_needs_global_asid(hw::Cpu& cpu, MmStruct& mm, uint64_t asid);
+    void alloc_global_asid_line(MmStruct& m);
 
     Kernel& k_;
     hw::Memory& mem_;
     uint32_t nr_cpus_;
+    uint32_t nr_dyn_asids_ = 1;
+    bool broadcast_tlb_flush_ = false;
+    std::vector<uint32_t> task_pid_;
     std::vector<hw::Tlb*> tlbs_;
     std::vector<CpuTlbState> tlbstate_;
     std::vector<FlushTlbInfo> flush_info_;

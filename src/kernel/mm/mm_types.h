@@ -1,6 +1,7 @@
 // The mm data structures of arch/x86/mm/tlb.c and mm/ (MECHANISMS.md §2.1), with every field
 // that other CPUs read or write on a simulated cache line:
-//   mm_struct: context.tlb_gen (atomic64, own line, next to next_trim_cpumask), mm_cpumask
+//   mm_struct: context.tlb_gen (atomic64, own line, next to next_trim_cpumask), global_asid and
+//     asid_transition (a read-mostly line, with INVLPGB only), mm_cpumask
 //     (its own line(s), 64 CPUs per word), mmap_lock (rwsem, own line), mm_lock_seq.
 //   cpu_tlbstate (per CPU, two lines, written only by its owner, read remotely by flushers):
 //     line 0 = loaded_mm, loaded_mm_asid, ctxs[0..2]; line 1 = ctxs[3..5].
@@ -52,6 +53,11 @@ struct MmStruct {
     uint64_t ctx_id = 0;  // context.ctx_id: unique, never reused
     hw::SimVar* tlb_gen = nullptr;            // context.tlb_gen (atomic64)
     hw::SimVar* next_trim_cpumask = nullptr;  // context.next_trim_cpumask (jiffies), same line
+    // CONFIG_BROADCAST_TLB_FLUSH: context.global_asid (0 = none) and context.asid_transition,
+    // on their own read-mostly line; allocated only when the flush protocol has global ASIDs
+    // (Mm::set_broadcast_tlb_flush), written only by it (kernel/tlbflush/invlpgb.cpp).
+    hw::SimVar* global_asid = nullptr;
+    hw::SimVar* asid_transition = nullptr;
     std::vector<hw::SimVar*> cpumask;         // mm_cpumask(mm), 64 CPUs per word
     std::unique_ptr<RwSem> mmap_lock;
     hw::SimVar* mm_lock_seq = nullptr;  // read by lock_vma_under_rcu, bumped by writers

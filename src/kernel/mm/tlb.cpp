@@ -111,7 +111,7 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
     if (!local) co_await mem_.load(me, *f.line);  // the sender's flush_tlb_info
     CpuTlbState& st = tlbstate_[me];
     const uint64_t loaded = co_await mem_.load(me, *st.loaded_mm);
-    const uint64_t asid = co_await mem_.load(me, *st.loaded_mm_asid);
+    uint64_t asid = co_await mem_.load(me, *st.loaded_mm_asid);
     // The CPU was left in the mm_cpumask of the target mm: clear it.
     if (f.mm != nullptr && f.mm->id != loaded) {
         co_await mem_.clear_bit(me, *f.mm->cpumask[me / 64], me % 64);
@@ -119,6 +119,20 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
         co_return;
     }
     if (loaded == init_mm().id) co_return;
+    if (broadcast_tlb_flush_) {
+        // Reload the ASID if the mm is transitioning into a global ASID.
+        const bool to_global = co_await mm_needs_global_asid(cpu, *mm_by_id(loaded), asid);
+        if (to_global) {
+            ++flush_stats_.asid_reloads;
+            co_await switch_mm_irqs_off(cpu, *mm_by_id(loaded));
+            asid = co_await mem_.load(me, *st.loaded_mm_asid);
+        }
+        // Broadcast ASIDs are always kept up to date with INVLPGB.
+        if (is_global_asid(asid)) {
+            ++flush_stats_.global_asid_returns;
+            co_return;
+        }
+    }
     const uint64_t lazy = co_await mem_.load(me, *st.is_lazy);
     if (lazy != 0) {
         // Lazy CPUs get here only for freed page tables: leave the user mm altogether.

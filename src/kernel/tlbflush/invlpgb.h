@@ -1,0 +1,65 @@
+// AMD INVLPGB broadcast TLB invalidation with global ASIDs (Rik van Riel, merged for 6.15;
+// MECHANISMS.md §2.4 path (a), §2.5, §2.8). Registered as tlb_flush "invlpgb".
+//
+// Until an mm has a global ASID it is flushed exactly like `ipi` (native_flush_tlb_multi), and
+// after each such multi-CPU flush consider_global_asid() may give it one: in 1 of 32 jiffies
+// per task ((pid & 0x1f) == (jiffies & 0x1f)) and only when more than 3 CPUs actively run it.
+// From then on flush_tlb_mm_range() takes path (a), broadcast_tlb_flush():
+//   INVLPGB of the kernel PCID in invlpgb_count_max-page chunks (a whole-PCID INVLPGB for a
+//   full flush); no user-PCID INVLPGB: no machine here runs PTI (flush_tlb_func models none
+//   either), as the kernel does not on Zen 3+ (not affected by Meltdown);
+//   finish_asid_transition(): while the mm is in transition, wait out CPUs switching
+//   (LOADED_MM_SWITCHING), and if a CPU still runs it on a dynamic ASID, IPI-flush the whole
+//   mm_cpumask (their flush_tlb_func moves them to the global ASID, step 3) and return; if
+//   none does, clear asid_transition;
+//   __tlbsync(): the initiator stalls until its INVLPGBs completed system-wide.
+// No remote CPU runs software for a broadcast flush.
+//
+// The machine must have INVLPGB (tlb.invlpgb_count_max > 0): attaching elsewhere throws.
+// Global ASIDs are never freed by the workloads here (no mm teardown is modeled);
+// global_asids().mm_free_global_asid() is the destroy_context() hook for those that will.
+#pragma once
+
+#include <memory>
+
+#include "kernel/tlbflush/global_asid.h"
+#include "kernel/tlbflush/tlb_flush_protocol.h"
+
+namespace ipisim::kernel {
+
+struct InvlpgbFlushStats {
+    uint64_t broadcasts = 0;           // broadcast_tlb_flush() calls (path (a))
+    uint64_t invlpgb = 0;              // INVLPGB instructions issued by them
+    uint64_t considered = 0;           // consider_global_asid() past the jiffies rate limit
+    uint64_t active_exceeded = 0;      // ... and mm_active_cpus_exceeds(mm, 3) held
+    uint64_t transition_ipis = 0;      // finish_asid_transition() fell back to flush_tlb_multi
+    uint64_t transitions_finished = 0; // asid_transition cleared
+};
+
+class InvlpgbFlush : public TlbFlushProtocol {
+public:
+    // Threshold of consider_global_asid(): more than this many CPUs actively run the mm.
+    static constexpr unsigned kActiveCpusThreshold = 3;
+
+    void attach(mm::Mm& mm) override;
+    sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) override;
+    [[nodiscard]] bool uses_broadcast(const mm::MmStruct& mm) const override;
+    sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) override;
+    sim::Task<> consider_global_asid(hw::Cpu& self, mm::MmStruct& mm) override;
+
+    // mm_active_cpus_exceeds(mm, threshold): remote loaded_mm / is_lazy reads.
+    sim::Task<bool> mm_active_cpus_exceeds(hw::Cpu& self, mm::MmStruct& mm, unsigned threshold);
+
+    [[nodiscard]] GlobalAsids& global_asids() { return *asids_; }
+    [[nodiscard]] const InvlpgbFlushStats& stats() const { return stats_; }
+
+private:
+    sim::Task<bool> mm_in_asid_transition(hw::Cpu& self, mm::MmStruct* mm);
+    sim::Task<> finish_asid_transition(hw::Cpu& self, const mm::FlushTlbInfo& info);
+
+    hw::Invlpgb* invlpgb_ = nullptr;
+    std::unique_ptr<GlobalAsids> asids_;
+    InvlpgbFlushStats stats_;
+};
+
+}  // namespace ipisim::kernel
