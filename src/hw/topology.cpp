@@ -124,17 +124,6 @@ uint32_t Topology::package_of_node(uint32_t node) const {
     return node / (spec_.numa_nodes / spec_.packages);
 }
 
-DistanceClass Topology::distance(CpuId a, CpuId b) const {
-    const CpuInfo& x = cpu(a);
-    const CpuInfo& y = cpu(b);
-    if (a == b) return DistanceClass::self;
-    if (x.core == y.core) return DistanceClass::smt;
-    if (x.l3 == y.l3) return DistanceClass::same_l3;
-    if (x.die == y.die) return DistanceClass::same_die;
-    if (x.package == y.package) return DistanceClass::same_package;
-    return DistanceClass::cross_package;
-}
-
 bool Topology::has_class(DistanceClass c) const {
     switch (c) {
         case DistanceClass::self: return true;

@@ -111,7 +111,17 @@ public:
     [[nodiscard]] const std::vector<CpuId>& cpus_in_package(uint32_t p) const { return package_cpus_.at(p); }
     [[nodiscard]] const std::vector<CpuId>& siblings(CpuId c) const { return core_cpus_.at(cpu(c).core); }
 
-    [[nodiscard]] DistanceClass distance(CpuId a, CpuId b) const;
+    // Hot (every cache-line transfer and IPI): inline, no bounds check; a and b must be CPUs.
+    [[nodiscard]] DistanceClass distance(CpuId a, CpuId b) const {
+        const CpuInfo& x = cpus_[a];
+        const CpuInfo& y = cpus_[b];
+        if (a == b) return DistanceClass::self;
+        if (x.core == y.core) return DistanceClass::smt;
+        if (x.l3 == y.l3) return DistanceClass::same_l3;
+        if (x.die == y.die) return DistanceClass::same_die;
+        if (x.package == y.package) return DistanceClass::same_package;
+        return DistanceClass::cross_package;
+    }
     // Whether two CPUs of this machine are at this distance (e.g. no smt without SMT).
     [[nodiscard]] bool has_class(DistanceClass c) const;
 

@@ -2,7 +2,6 @@
 
 #include <array>
 #include <new>
-#include <vector>
 
 namespace ipisim::sim {
 
@@ -21,15 +20,14 @@ struct FreeNode {
     FreeNode* next;
 };
 
+// Trivially constructible and destructible, so a thread_local access is a plain TLS load (no
+// init guard on every allocation). Chunks are never returned: frames are recycled for the life
+// of the thread, and every block is back on a free list once the engine has shut down.
 struct Pool {
-    std::array<FreeNode*, kClasses> free{};
-    std::vector<void*> chunks;
-    ~Pool() {
-        for (void* c : chunks) ::operator delete(c);
-    }
+    std::array<FreeNode*, kClasses> free;
 };
 
-thread_local Pool pool;
+thread_local Pool pool{};
 
 }  // namespace
 
@@ -41,7 +39,6 @@ void* FramePool::allocate(std::size_t size) {
         // Carve a chunk of 16 frames of this class.
         const std::size_t bytes = cls * kGranule;
         char* chunk = static_cast<char*>(::operator new(bytes * 16));
-        pool.chunks.push_back(chunk);
         for (int i = 15; i >= 0; --i) {
             auto* n = reinterpret_cast<FreeNode*>(chunk + static_cast<std::size_t>(i) * bytes);
             n->next = head;
