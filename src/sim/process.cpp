@@ -11,7 +11,7 @@ void Proc::promise_type::FinalAwaiter::await_suspend(std::coroutine_handle<>) no
 }
 
 Process::Process(Engine& engine, uint32_t id, std::string name, Proc::Handle root)
-    : engine_(engine), id_(id), name_(std::move(name)), root_(root) {
+    : engine_(engine), id_(id), root_(root), name_(std::move(name)) {
     stack_.reserve(8);
     top_ = root_;
 }

@@ -132,19 +132,21 @@ private:
     void resume_loop();
     void detach_wait();
 
+    // Hot on every wake-up: kept together at the start of the object (one cache line).
+    std::coroutine_handle<> top_;  // the coroutine to resume next
     Engine& engine_;
-    uint32_t id_;
-    std::string name_;
-    Proc::Handle root_;
-    std::coroutine_handle<> top_;                  // the coroutine to resume next
-    std::vector<std::coroutine_handle<>> stack_;   // its awaiting ancestors, root first
-    State state_ = State::Ready;
-    uint32_t epoch_ = 0;
     WaitNode* wait_node_ = nullptr;
-    Wake wake_{};
+    uint32_t id_;
+    uint32_t epoch_ = 0;
     int mask_depth_ = 0;
-    std::vector<Interrupt> pending_;  // FIFO from pending_head_
+    State state_ = State::Ready;
+    Wake wake_{};
     size_t pending_head_ = 0;
+    std::vector<Interrupt> pending_;  // FIFO from pending_head_
+    // Cold.
+    std::vector<std::coroutine_handle<>> stack_;  // top_'s awaiting ancestors, root first
+    Proc::Handle root_;
+    std::string name_;
 
     static thread_local Process* current_;
 };
