@@ -137,7 +137,8 @@ TEST(InvlpgbProtocol, a_flush_during_the_asid_transition_moves_the_stragglers_by
 TEST(InvlpgbProtocol, three_active_cpus_get_no_global_asid_and_a_fourth_gets_one_in_its_jiffy) {
     MmWorld w("toy8", "invlpgb");
     MmStruct& mm = w.mm->mm_alloc(0);
-    // CPU 0 keeps the default pid 1000: 1000 & 0x1f = 8, so it checks in jiffy 8 (32-36 ms).
+    // CPU 0's task has pid 1000: 1000 & 0x1f = 8, so it checks in jiffy 8 (32-36 ms).
+    w.mm->set_task_pid(0, 1000);
     start_cpus(w, mm, {1, 2}, 100_ms);
     start_cpus(w, mm, {4}, 100_ms, /*lazy=*/{4});  // lazy: in mm_cpumask but not active
     w.k->run_on(3, [&](Cpu& cpu) -> sim::Task<> {
