@@ -11,6 +11,7 @@
 #include <string>
 
 #include "hw/platform.h"
+#include "support/kernel_world.h"
 #include "kernel/aperfmperf/aperfmperf.h"
 #include "kernel/aperfmperf/msleep.h"
 #include "kernel/kernel.h"
@@ -23,24 +24,15 @@ using sim::Picos;
 
 namespace {
 
-struct World {
-    sim::Engine eng;
-    hw::MachineSpec spec;
-    std::unique_ptr<hw::Platform> plat;
-    std::unique_ptr<kernel::Kernel> k;
+struct World : test::KernelWorld {
     std::unique_ptr<kernel::Aperfmperf> amp;
-    explicit World(const std::string& machine) {
-        spec = hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + machine + ".toml");
-        plat = std::make_unique<hw::Platform>(eng, spec);
-        k = std::make_unique<kernel::Kernel>(*plat);
+    explicit World(const std::string& machine) : KernelWorld(machine) {
         amp = std::make_unique<kernel::Aperfmperf>(*plat, k->smp());
         for (hw::CpuId c = 0; c < plat->nr_cpus(); ++c) plat->cpu(c).set_idle_state(1);  // C1
     }
-    ~World() {
+    ~World() override {
         eng.shutdown();
         amp.reset();
-        k.reset();
-        plat.reset();
     }
     void busy(hw::CpuId c) {
         k->run_on(c, [](Cpu& cpu) -> sim::Task<> {

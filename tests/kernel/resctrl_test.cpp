@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hw/platform.h"
+#include "support/kernel_world.h"
 #include "kernel/kernel.h"
 #include "kernel/resctrl/resctrl.h"
 
@@ -17,29 +18,20 @@ using sim::Picos;
 
 namespace {
 
-struct World {
-    sim::Engine eng;
-    hw::MachineSpec spec;
-    std::unique_ptr<hw::Platform> plat;
-    std::unique_ptr<kernel::Kernel> k;
+struct World : test::KernelWorld {
     std::unique_ptr<kernel::Sched> sched;
     std::unique_ptr<kernel::Workqueue> wq;
     std::unique_ptr<kernel::Resctrl> rdt;
-    explicit World(const std::string& machine) {
-        spec = hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + machine + ".toml");
-        plat = std::make_unique<hw::Platform>(eng, spec);
-        k = std::make_unique<kernel::Kernel>(*plat);
+    explicit World(const std::string& machine) : KernelWorld(machine) {
         sched = std::make_unique<kernel::Sched>(*k);
         wq = std::make_unique<kernel::Workqueue>(*sched);
         rdt = std::make_unique<kernel::Resctrl>(*sched, *wq);
     }
-    ~World() {
+    ~World() override {
         eng.shutdown();
         rdt.reset();
         wq.reset();
         sched.reset();
-        k.reset();
-        plat.reset();
     }
     // One read by a thread on CPU 0; returns the thread.
     Thread& read_from_cpu0(uint32_t domain, MonDispatch d, Picos* took = nullptr) {

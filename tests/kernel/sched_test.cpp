@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hw/platform.h"
+#include "support/kernel_world.h"
 #include "kernel/costs.h"
 #include "kernel/kernel.h"
 #include "kernel/sched/completion.h"
@@ -21,23 +22,14 @@ using sim::Picos;
 
 namespace {
 
-struct World {
-    sim::Engine eng;
-    hw::MachineSpec spec;
-    std::unique_ptr<hw::Platform> plat;
-    std::unique_ptr<kernel::Kernel> k;
+struct World : test::KernelWorld {
     std::unique_ptr<kernel::Sched> sched;
-    explicit World(const std::string& machine) {
-        spec = hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + machine + ".toml");
-        plat = std::make_unique<hw::Platform>(eng, spec);
-        k = std::make_unique<kernel::Kernel>(*plat);
+    explicit World(const std::string& machine) : KernelWorld(machine) {
         sched = std::make_unique<kernel::Sched>(*k);
     }
-    ~World() {
+    ~World() override {
         eng.shutdown();
         sched.reset();
-        k.reset();
-        plat.reset();
     }
     // Puts the calling thread to sleep until someone wakes it.
     sim::Task<> block(Cpu& cpu, Thread& self) {

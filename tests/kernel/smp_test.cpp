@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hw/platform.h"
+#include "support/kernel_world.h"
 #include "kernel/kernel.h"
 #include "kernel/costs.h"
 
@@ -19,20 +20,8 @@ using sim::Picos;
 
 namespace {
 
-struct World {
-    sim::Engine eng;
-    hw::MachineSpec spec;
-    std::unique_ptr<hw::Platform> plat;
-    std::unique_ptr<kernel::Kernel> k;
-    explicit World(const std::string& machine) {
-        spec = hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + machine + ".toml");
-        plat = std::make_unique<hw::Platform>(eng, spec);
-        k = std::make_unique<kernel::Kernel>(*plat);
-    }
-    ~World() {
-        k.reset();
-        plat.reset();
-    }
+struct World : test::KernelWorld {
+    using KernelWorld::KernelWorld;
 };
 
 kernel::SmpCallFunc empty_func(int* calls = nullptr) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hw/platform.h"
+#include "support/kernel_world.h"
 #include "kernel/kernel.h"
 #include "kernel/sched/sched.h"
 #include "kernel/workqueue/workqueue.h"
@@ -16,26 +17,17 @@ using sim::Picos;
 
 namespace {
 
-struct World {
-    sim::Engine eng;
-    hw::MachineSpec spec;
-    std::unique_ptr<hw::Platform> plat;
-    std::unique_ptr<kernel::Kernel> k;
+struct World : test::KernelWorld {
     std::unique_ptr<kernel::Sched> sched;
     std::unique_ptr<kernel::Workqueue> wq;
-    explicit World(const std::string& machine) {
-        spec = hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + machine + ".toml");
-        plat = std::make_unique<hw::Platform>(eng, spec);
-        k = std::make_unique<kernel::Kernel>(*plat);
+    explicit World(const std::string& machine) : KernelWorld(machine) {
         sched = std::make_unique<kernel::Sched>(*k);
         wq = std::make_unique<kernel::Workqueue>(*sched);
     }
-    ~World() {
+    ~World() override {
         eng.shutdown();
         wq.reset();
         sched.reset();
-        k.reset();
-        plat.reset();
     }
 };
 
