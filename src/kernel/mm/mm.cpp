@@ -178,18 +178,23 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
         }
     } else {
         co_await mem_.store(me, *st.loaded_mm, LOADED_MM_SWITCHING);
+        bool new_cpu = false;
         if (next.id != init_mm().id) {
             hw::SimVar& word = *next.cpumask[me / 64];
             const uint64_t bits = co_await mem_.load(me, word);
-            if ((bits >> (me % 64) & 1) == 0) co_await mem_.set_bit(me, word, me % 64);
+            new_cpu = (bits >> (me % 64) & 1) == 0;
+            if (new_cpu) co_await mem_.set_bit(me, word, me % 64);
         }
         next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
-        // choose_new_asid(): a global ASID is always current (hardware broadcast keeps it so).
+        // choose_new_asid(next, next_tlb_gen, new_cpu): with INVLPGB a global ASID is always
+        // current; with RAR only on mm_cpumask CPUs, so a CPU new to the mask flushes it.
         bool found = false;
         if (broadcast_tlb_flush_) {
             const uint64_t global_asid = co_await mem_.load(me, *next.global_asid);
             if (global_asid != 0) {
                 new_asid = global_asid;
+                need_flush = global_asid_flavour_ == GlobalAsidFlavour::rar && new_cpu;
+                if (need_flush) ++flush_stats_.global_asid_switch_flushes;
                 found = true;
             }
         }
@@ -212,7 +217,7 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
         }
     }
     if (!done) {
-        if (need_flush) {
+        if (need_flush && !is_global_asid(new_asid)) {  // global ASIDs have no ctxs[] slot
             co_await mem_.store(me, *st.ctxs[new_asid].ctx_id, next.ctx_id);
             co_await mem_.store(me, *st.ctxs[new_asid].tlb_gen, next_tlb_gen);
         }

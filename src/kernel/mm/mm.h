@@ -39,7 +39,20 @@ struct TlbFlushStats {
     uint64_t lazy_switches = 0;   // lazy receivers switched to init_mm
     uint64_t asid_reloads = 0;    // receivers that moved to the mm's global ASID (step 3)
     uint64_t global_asid_returns = 0;  // receivers on a global ASID: nothing to do (step 4)
+    // RAR flavour of global ASIDs (GlobalAsidFlavour::rar):
+    uint64_t global_asid_switch_flushes = 0;  // newly set in mm_cpumask at switch-in: flushed
+    uint64_t global_asid_flushes = 0;         // flush_tlb_func applied to a global ASID
 };
+
+// Which CPUs a global ASID is up to date on (MECHANISMS.md §2.8, §3.3).
+//   invlpgb: all of them (INVLPGB broadcasts reach every CPU): no flush at switch-in, and
+//            flush_tlb_func returns at once on a global ASID (step 4).
+//   rar:     only the CPUs of mm_cpumask (a RAR targets a cpumask): a CPU newly set in
+//            mm_cpumask at switch-in flushes (choose_new_asid(..., new_cpu) returns
+//            need_flush = new_cpu), and flushes that reach flush_tlb_func by IPI (trim rounds,
+//            the local call of rar_tlb_flush) are applied; lazy receivers clear themselves
+//            from mm_cpumask before switching to init_mm.
+enum class GlobalAsidFlavour : uint8_t { invlpgb, rar };
 
 // The pid of the task a workload runs on CPU c, unless set_task_pid() says otherwise: tasks
 // are numbered in CPU order from here ([A] will-it-scale's threads get consecutive TIDs).
@@ -94,6 +107,8 @@ public:
     // Turning it on gives every mm its context.global_asid line.
     void set_broadcast_tlb_flush(bool on);
     [[nodiscard]] bool broadcast_tlb_flush() const { return broadcast_tlb_flush_; }
+    void set_global_asid_flavour(GlobalAsidFlavour f) { global_asid_flavour_ = f; }
+    [[nodiscard]] GlobalAsidFlavour global_asid_flavour() const { return global_asid_flavour_; }
     // is_global_asid(): ASIDs [TLB_NR_DYN_ASIDS, MAX_ASID_AVAILABLE) are global.
     [[nodiscard]] bool is_global_asid(uint64_t asid) const { return asid >= nr_dyn_asids_; }
     [[nodiscard]] uint32_t nr_dyn_asids() const { return nr_dyn_asids_; }
@@ -142,12 +157,15 @@ private:
     // mm_needs_global_asid(): the mm has a global ASID and `asid` is not it (IRQs off).
     sim::Task<bool> mm_needs_global_asid(hw::Cpu& cpu, MmStruct& mm, uint64_t asid);
     void alloc_global_asid_line(MmStruct& m);
+    // RAR flavour, flush_tlb_func on a global ASID: INVLPG per page, or flush_tlb_local().
+    sim::Task<> flush_pcid_range(hw::Cpu& cpu, hw::Pcid pcid, const FlushTlbInfo& f);
 
     Kernel& k_;
     hw::Memory& mem_;
     uint32_t nr_cpus_;
     uint32_t nr_dyn_asids_ = 1;
     bool broadcast_tlb_flush_ = false;
+    GlobalAsidFlavour global_asid_flavour_ = GlobalAsidFlavour::invlpgb;
     std::vector<uint32_t> task_pid_;
     std::vector<hw::Tlb*> tlbs_;
     std::vector<CpuTlbState> tlbstate_;

@@ -64,14 +64,22 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
     info.trim_cpumask = false;
     co_await mem_.store(me, *info.line, new_tlb_gen);
 
-    if (protocol_->uses_broadcast(mm)) {
+    bool broadcast = protocol_->uses_broadcast(mm);
+    bool trim_checked = false;
+    if (broadcast && global_asid_flavour_ == GlobalAsidFlavour::rar) {
+        // RAR: periodic trimming of mm_cpumask still uses IPIs (path (b)).
+        info.trim_cpumask = co_await should_trim_cpumask(cpu, mm);
+        trim_checked = true;
+        broadcast = !info.trim_cpumask;
+    }
+    if (broadcast) {
         co_await protocol_->broadcast_tlb_flush(cpu, info);
     } else {
         hw::CpuMask cpumask = co_await read_mm_cpumask(cpu, mm);
         hw::CpuMask others = cpumask;
         others.clear(me);
         if (!others.empty()) {  // cpumask_any_but(mm_cpumask(mm), cpu) < nr_cpu_ids
-            info.trim_cpumask = co_await should_trim_cpumask(cpu, mm);
+            if (!trim_checked) info.trim_cpumask = co_await should_trim_cpumask(cpu, mm);
             ++flush_stats_.remote_flushes;
             co_await protocol_->flush_tlb_multi(cpu, cpumask, info);
             co_await protocol_->consider_global_asid(cpu, mm);
@@ -101,6 +109,18 @@ sim::Task<bool> Mm::should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTl
     co_return info.trim_cpumask;  // in mm_cpumask but running another mm: trim it
 }
 
+sim::Task<> Mm::flush_pcid_range(hw::Cpu& cpu, hw::Pcid pcid, const FlushTlbInfo& f) {
+    if (f.end != TLB_FLUSH_ALL) {
+        ++flush_stats_.partial;
+        for (uint64_t addr = f.start; addr < f.end; addr += 1ULL << f.stride_shift) {
+            co_await hw::invlpg(cpu, *tlbs_[cpu.id()], pcid, addr);
+        }
+    } else {
+        ++flush_stats_.full;
+        co_await hw::write_cr3(cpu, *tlbs_[cpu.id()], pcid, /*noflush=*/false);
+    }
+}
+
 sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
     static const uint32_t label = hw::profile_label("flush_tlb_func");
     auto scope = cpu.function(label);
@@ -127,17 +147,28 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
             co_await switch_mm_irqs_off(cpu, *mm_by_id(loaded));
             asid = co_await mem_.load(me, *st.loaded_mm_asid);
         }
-        // Broadcast ASIDs are always kept up to date with INVLPGB.
-        if (is_global_asid(asid)) {
+        // Broadcast ASIDs are always kept up to date with INVLPGB. With RAR, IPI flushes
+        // (trim rounds, rar_tlb_flush's local call) that get here are processed.
+        if (is_global_asid(asid) && global_asid_flavour_ == GlobalAsidFlavour::invlpgb) {
             ++flush_stats_.global_asid_returns;
             co_return;
         }
     }
     const uint64_t lazy = co_await mem_.load(me, *st.is_lazy);
     if (lazy != 0) {
-        // Lazy CPUs get here only for freed page tables: leave the user mm altogether.
+        // Lazy CPUs get here only for freed page tables: leave the user mm altogether. With
+        // RAR, leave its mm_cpumask first (it flushes when it comes back, as a new CPU).
         ++flush_stats_.lazy_switches;
+        if (broadcast_tlb_flush_ && global_asid_flavour_ == GlobalAsidFlavour::rar && f.mm != nullptr) {
+            co_await mem_.clear_bit(me, *f.mm->cpumask[me / 64], me % 64);
+        }
         co_await switch_mm_irqs_off(cpu, init_mm());
+        co_return;
+    }
+    if (is_global_asid(asid)) {
+        // RAR flavour: a global ASID has no ctxs[] generation; apply the request as asked.
+        ++flush_stats_.global_asid_flushes;
+        co_await flush_pcid_range(cpu, static_cast<hw::Pcid>(asid + 1), f);
         co_return;
     }
     const uint64_t local_tlb_gen = co_await mem_.load(me, *st.ctxs[asid].tlb_gen);

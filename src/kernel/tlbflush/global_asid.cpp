@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <stdexcept>
+#include <utility>
 
 #include "kernel/sched/spinlock.h"
 
@@ -18,7 +19,18 @@ constexpr uint64_t kAllocateCycles = 20;
 }  // namespace
 
 GlobalAsids::GlobalAsids(hw::Memory& mem, hw::Invlpgb& invlpgb, uint32_t nr_dyn_asids, uint32_t max_asid_available)
-    : mem_(mem), invlpgb_(invlpgb), nr_dyn_(nr_dyn_asids), max_(max_asid_available) {
+    : GlobalAsids(
+          mem,
+          [&invlpgb](hw::Cpu& cpu) -> sim::Task<> {
+              // invlpgb_flush_all_nonglobals(): a freshly allocated global ASID has no entries
+              // in any TLB.
+              co_await invlpgb.invlpgb(cpu, hw::InvlpgbOp::all_nonglobals());
+              co_await invlpgb.tlbsync(cpu);
+          },
+          nr_dyn_asids, max_asid_available) {}
+
+GlobalAsids::GlobalAsids(hw::Memory& mem, ResetFlush reset_flush, uint32_t nr_dyn_asids, uint32_t max_asid_available)
+    : mem_(mem), reset_flush_(std::move(reset_flush)), nr_dyn_(nr_dyn_asids), max_(max_asid_available) {
     if (max_ <= nr_dyn_ + 1 || max_ > 4094) {
         throw std::invalid_argument(fmt::format("GlobalAsids: MAX_ASID_AVAILABLE {} with {} dynamic ASIDs", max_, nr_dyn_));
     }
@@ -64,9 +76,7 @@ sim::Task<uint64_t> GlobalAsids::find_next_zero_bit(hw::Cpu& cpu, uint64_t from)
 
 sim::Task<> GlobalAsids::reset_global_asid_space(hw::Cpu& cpu) {
     ++stats_.resets;
-    // invlpgb_flush_all_nonglobals(): a freshly allocated global ASID has no entries in any TLB.
-    co_await invlpgb_.invlpgb(cpu, hw::InvlpgbOp::all_nonglobals());
-    co_await invlpgb_.tlbsync(cpu);
+    co_await reset_flush_(cpu);
     // bitmap_andnot(used, used, freed); bitmap_clear(freed): freed ASIDs are reusable now.
     for (size_t w = 0; w < used_.size(); ++w) {
         const uint64_t used = co_await mem_.load(cpu.id(), *used_[w]);

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "hw/coherence/memory.h"
@@ -44,6 +45,12 @@ struct GlobalAsidStats {
 class GlobalAsids {
 public:
     GlobalAsids(hw::Memory& mem, hw::Invlpgb& invlpgb, uint32_t nr_dyn_asids,
+                uint32_t max_asid_available = MAX_ASID_AVAILABLE);
+    // The flush of reset_global_asid_space(), run under the lock with IRQs off: with INVLPGB
+    // invlpgb_flush_all_nonglobals() (the constructor above); with RAR, whose global ASIDs are
+    // current only on mm_cpumask CPUs, flush_tlb_all() (MECHANISMS.md §3.3).
+    using ResetFlush = std::function<sim::Task<>(hw::Cpu& cpu)>;
+    GlobalAsids(hw::Memory& mem, ResetFlush reset_flush, uint32_t nr_dyn_asids,
                 uint32_t max_asid_available = MAX_ASID_AVAILABLE);
     GlobalAsids(const GlobalAsids&) = delete;
     GlobalAsids& operator=(const GlobalAsids&) = delete;
@@ -71,7 +78,7 @@ private:
     sim::Task<> unlock_irqrestore(hw::Cpu& cpu, bool irqs_were_on);
 
     hw::Memory& mem_;
-    hw::Invlpgb& invlpgb_;
+    ResetFlush reset_flush_;
     uint32_t nr_dyn_;
     uint32_t max_;
     hw::SimVar* lock_;
