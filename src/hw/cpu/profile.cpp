@@ -1,6 +1,8 @@
 #include "hw/cpu/profile.h"
 
+#include <deque>
 #include <map>
+#include <mutex>
 
 namespace ipisim::hw {
 
@@ -16,27 +18,39 @@ std::string_view to_string(Activity a) {
 }
 
 namespace {
+// Process-wide, so ids cached in function-local statics stay valid on every thread (simulations
+// may run on several). Names live in a deque: references stay valid as it grows.
 struct Labels {
+    std::mutex lock;
     std::map<std::string, uint32_t, std::less<>> ids;
-    std::vector<std::string> names;
+    std::deque<std::string> names;
     Labels() {
         ids.emplace("(none)", 0);
         names.emplace_back("(none)");
     }
 };
-thread_local Labels labels;
+Labels& labels() {
+    static Labels l;
+    return l;
+}
 }  // namespace
 
 uint32_t profile_label(std::string_view name) {
-    auto it = labels.ids.find(name);
-    if (it != labels.ids.end()) return it->second;
-    const auto id = static_cast<uint32_t>(labels.names.size());
-    labels.ids.emplace(std::string(name), id);
-    labels.names.emplace_back(name);
+    Labels& l = labels();
+    std::lock_guard<std::mutex> guard(l.lock);
+    auto it = l.ids.find(name);
+    if (it != l.ids.end()) return it->second;
+    const auto id = static_cast<uint32_t>(l.names.size());
+    l.ids.emplace(std::string(name), id);
+    l.names.emplace_back(name);
     return id;
 }
 
-const std::string& profile_label_name(uint32_t id) { return labels.names.at(id); }
+const std::string& profile_label_name(uint32_t id) {
+    Labels& l = labels();
+    std::lock_guard<std::mutex> guard(l.lock);
+    return l.names.at(id);
+}
 
 CpuProfile::CpuProfile() : table_(kActivities * 8, 0) {}
 

@@ -17,7 +17,8 @@ enum class Activity : uint8_t { idle, user, kernel, irq, spin };
 inline constexpr size_t kActivities = 5;
 std::string_view to_string(Activity a);
 
-// Interned label ids: deterministic (assigned in order of first use) within a thread.
+// Interned label ids, process-wide and thread-safe. Ids are assigned in order of first use, so
+// they are not stable across runs; results use names (profile_label_name), never ids.
 uint32_t profile_label(std::string_view name);
 const std::string& profile_label_name(uint32_t id);
 
