@@ -271,3 +271,43 @@ TEST(Cpu, irq_time_is_charged_to_the_handler_and_the_rest_to_the_interrupted_fun
     EXPECT_EQ(cpu.profile().time(work, hw::Activity::kernel), 1000_ns);
     EXPECT_EQ(cpu.profile().time(hw::profile_label("sysvec_call_function_single"), hw::Activity::irq), 450_ns);
 }
+
+TEST(Cpu, time_stolen_during_a_wait_for_an_event_overlaps_it_and_delays_nothing) {
+    hw::MachineSpec spec = toy("toy2");
+    sim::Engine eng;
+    Cpu cpu(eng, 0, spec);
+    sim::Signal never;
+    Picos finished;
+    auto body = [&]() -> sim::Proc {
+        co_await never.wait_for(1000_ns);  // waiting for an event: not computing
+        co_await cpu.compute(100_ns);
+        finished = eng.now();
+    };
+    cpu.set_running(&eng.spawn("cpu0", body()));
+    auto thief = [&]() -> sim::Proc {
+        co_await sim::delay(eng, 700_ns);
+        cpu.steal(300_ns);  // microcode ran 400..700, during the wait
+    };
+    eng.spawn("thief", thief());
+    eng.run();
+    EXPECT_EQ(finished, 1100_ns);
+}
+
+TEST(Cpu, time_stolen_during_a_stall_delays_its_end) {
+    hw::MachineSpec spec = toy("toy2");
+    sim::Engine eng;
+    Cpu cpu(eng, 0, spec);
+    Picos finished;
+    auto body = [&]() -> sim::Proc {
+        co_await cpu.stall(500_ns);  // instruction-level work: displaced by the microcode
+        finished = eng.now();
+    };
+    cpu.set_running(&eng.spawn("cpu0", body()));
+    auto thief = [&]() -> sim::Proc {
+        co_await sim::delay(eng, 400_ns);
+        cpu.steal(300_ns);  // ran 100..400, inside the stall
+    };
+    eng.spawn("thief", thief());
+    eng.run();
+    EXPECT_EQ(finished, 800_ns);
+}

@@ -119,16 +119,17 @@ TEST(RarFlush, one_rar_shootdown_on_toy4_takes_the_sum_of_its_steps_and_interrup
     //  +  1 + 50 + 10 + 50  PENDING into the action lines of CPUs 0 (own), 1, 2 (sibling), 3 -> 327
     //   xAPIC sends: to 0: poll + ICR2 + ICR 150, leaves 477, ICR busy to 677, delivered 977
     //     (self 500); to 1: 4 polls -> 677, writes -> 777 (busy 200 + 50 x 1 in flight -> 1027),
-    //     delivered 1277; to 2: 5 polls -> 1027, writes -> 1127 (busy -> 1377), delivered 1627;
-    //     to 3: 5 polls -> 1377, writes -> 1477, delivered 1977.
-    //   CPU 0's own microcode runs at 977 (110 ns: 8 action words, payload, 100 work, SUCCESS,
-    //     all own lines), stolen from CPU 0's next compute. Its byte reads SUCCESS at 1477 + 1.
-    //   CPU 1 from 1277: 50 + 50 + 100 + 50 -> 1527; CPU 0 re-fetches 50 -> 1577.
-    //   CPU 2 from 1627: 10 + 10 + 100 + 10 -> 1757; re-fetch 10 -> 1767.
-    //   CPU 3 from 1977: 50 + 50 + 100 + 50 -> 2227; re-fetch 50 -> 2277. Unlock 1        -> 2278
+    //     delivered 1277; to 2: 5 polls from 777 to 1027 — but CPU 0's own microcode runs
+    //     977..1087 (110 ns: 8 action words, payload, 100 work, SUCCESS, all own lines) and
+    //     displaces that stall, which ends at 1137; writes -> 1237 (busy 200 + 50 x 1 -> 1487),
+    //     delivered 1737; to 3: 5 polls -> 1487, writes -> 1587, delivered 2087.
+    //   CPU 0's byte reads SUCCESS at 1587 + 1.
+    //   CPU 1 from 1277: 50 + 50 + 100 + 50 -> 1527; CPU 0 re-fetches 50 -> 1638.
+    //   CPU 2 from 1737: 10 + 10 + 100 + 10 -> 1867; re-fetch 10 -> 1877.
+    //   CPU 3 from 2087: 50 + 50 + 100 + 50 -> 2337; re-fetch 50 -> 2387. Unlock 1        -> 2388
     //  local flush_tlb_func (CPU 0 is in mm_cpumask), RAR flavour on the global ASID:
-    //  + 110  the microcode time stolen above, + 40 path, + 4 own-line loads (loaded_mm, asid,
-    //         global_asid, is_lazy), + 100 INVLPG of PCID 7                                  -> 2532
+    //  +  40  path, + 4 own-line loads (loaded_mm, asid, global_asid, is_lazy),
+    //  + 100  INVLPG of PCID 7                                                               -> 2532
     //  +   2  finish_asid_transition: global_asid, asid_transition (false)                   -> 2534
     EXPECT_EQ(t.fourth, 2534_ns);
     EXPECT_EQ(proto(w).stats().broadcasts, 3u);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ipisim::hw {
@@ -40,8 +41,14 @@ void Cpu::set_busy(bool b) {
 }
 
 void Cpu::steal(Picos t) {
-    stolen_ += t.count();
-    replan_.notify_all();
+    // `t` of work that just ran on this CPU (it occupied [now - t, now]).
+    if (busy_) {
+        stolen_ += t.count();  // the compute in progress was paused
+        replan_.notify_all();
+    } else if (stalling_) {
+        stall_extra_ += t.count();  // the instruction stream was displaced
+    }
+    // Otherwise the CPU was waiting for an event (spin, idle): the work overlapped the wait.
 }
 
 sim::Task<> Cpu::compute(Picos work) {
@@ -71,7 +78,16 @@ sim::Task<> Cpu::stall(Picos t) {
     if (t == Picos::zero()) co_return;
     sim::Process& p = self();
     p.mask();
+    const bool outer = !stalling_;
+    stalling_ = true;
     co_await sim::delay(eng_, t);
+    // Stolen work (microcode) displaced the instruction stream: the stall ends that much later.
+    while (outer && stall_extra_ > 0) {
+        const Picos extra(stall_extra_);
+        stall_extra_ = 0;
+        co_await sim::delay(eng_, extra);
+    }
+    if (outer) stalling_ = false;
     p.unmask();  // anything that arrived stays pending for the next interruptible wait
 }
 

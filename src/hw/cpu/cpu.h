@@ -79,8 +79,9 @@ public:
     // set_nr_if_polling(): wakes a polling idle CPU without an IPI; false if it is not polling.
     bool wake_polling();
 
-    // Time the CPU loses to work it did not ask for (e.g. RAR microcode): a compute in
-    // progress finishes later by this much; otherwise it is charged to the next compute.
+    // Work the CPU did not ask for (e.g. RAR microcode) that just occupied it for `t`, ending
+    // now: a compute in progress finishes later by t, and so does a stall in progress; a wait
+    // for an event (spin, idle) overlapped it and is not delayed.
     void steal(sim::Picos t);
 
     // --- SMT ---
@@ -128,7 +129,9 @@ private:
     std::vector<Cpu*> siblings_;
     sim::Signal replan_;     // a compute in progress re-plans (sibling state change, steal)
     sim::Signal idle_wake_;  // polling wake-up
-    uint64_t stolen_ = 0;    // ps owed to stolen work
+    uint64_t stolen_ = 0;       // ps of work stolen from the compute in progress
+    bool stalling_ = false;     // in stall()
+    uint64_t stall_extra_ = 0;  // ps of work stolen from the stall in progress
     bool busy_ = false;
     bool in_idle_ = false;
     bool polling_ = false;
