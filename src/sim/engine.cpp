@@ -17,13 +17,12 @@ Engine::~Engine() { shutdown(); }
 
 void Engine::shutdown() {
     // Newest first: later processes may reference state of earlier ones.
-    for (auto it = processes_.rbegin(); it != processes_.rend(); ++it) (*it)->destroy_frames();
+    for (auto it = processes_.rbegin(); it != processes_.rend(); ++it) it->destroy_frames();
 }
 
 Process& Engine::spawn(std::string name, Proc body) {
     const auto id = static_cast<uint32_t>(processes_.size());
-    processes_.push_back(std::make_unique<Process>(*this, id, std::move(name), body.release()));
-    Process& p = *processes_.back();
+    Process& p = processes_.emplace_back(*this, id, std::move(name), body.release());
     post(&Engine::start_process, &p, 0, id);
     return p;
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,7 +62,7 @@ public:
     [[nodiscard]] uint64_t events_dispatched() const { return events_; }
     [[nodiscard]] size_t pending_events() const { return queue_.size() + ready_.size(); }
     [[nodiscard]] size_t process_count() const { return processes_.size(); }
-    [[nodiscard]] Process& process(uint32_t id) { return *processes_.at(id); }
+    [[nodiscard]] Process& process(uint32_t id) { return processes_.at(id); }
 
     // Destroys every process's frames now (also done by the destructor).
     void shutdown();
@@ -76,7 +77,7 @@ private:
     uint64_t fingerprint_ = 0xcbf29ce484222325ULL;
     uint64_t events_ = 0;
     bool stopped_ = false;
-    std::vector<std::unique_ptr<Process>> processes_;
+    std::deque<Process> processes_;  // contiguous chunks: wake-ups touch neighbouring objects
 };
 
 }  // namespace ipisim::sim
