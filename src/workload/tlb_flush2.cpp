@@ -35,7 +35,10 @@ bool is_flush_label(const std::string& n) {
         "flush_tlb_mm_range", "native_flush_tlb_multi", "smp_call_function_many_cond", "csd_lock_wait",
         "flush_tlb_func", "__flush_smp_call_function_queue", "sysvec_call_function",
         "sysvec_call_function_single", "default_send_IPI_mask_sequence_phys", "default_send_IPI_single_phys",
-        "apic_mem_wait_icr_idle", "__x2apic_send_IPI_mask", "x2apic_send_IPI", "gic_ipi_send_mask"};
+        "apic_mem_wait_icr_idle", "__x2apic_send_IPI_mask", "x2apic_send_IPI", "gic_ipi_send_mask",
+        // broadcast protocols (RAR, INVLPGB)
+        "rar_tlb_flush", "smp_call_rar_many", "wait_for_action_done", "broadcast_tlb_flush",
+        "finish_asid_transition", "invlpgb", "tlbsync"};
     for (const char* s : names) {
         if (n == s) return true;
     }
@@ -85,6 +88,7 @@ public:
         sys.eng.run_until(warmup);
         const std::vector<uint64_t> start = loops;
         const kernel::SmpStats smp0 = sys.smp().stats();
+        const uint64_t rar0 = sys.platform->intc().fabric().stats().rar_messages;
         const kernel::mm::TlbFlushStats fl0 = mm.flush_stats();
         const uint64_t lock0 = mm.lru().stats().lock_rounds;
         sys.reset_profiles();
@@ -121,6 +125,9 @@ public:
         const kernel::SmpStats& smp1 = sys.smp().stats();
         const uint64_t ipis = (smp1.ipis_single - smp0.ipis_single) + (smp1.ipis_many - smp0.ipis_many);
         out.metrics["ipis_per_loop"] = total ? static_cast<double>(ipis) / static_cast<double>(total) : 0.0;
+        // RAR messages delivered (to targets' microcode): the RAR protocols' "IPIs".
+        const uint64_t rars = sys.platform->intc().fabric().stats().rar_messages - rar0;
+        out.metrics["rar_ipis_per_loop"] = total ? static_cast<double>(rars) / static_cast<double>(total) : 0.0;
         const kernel::mm::TlbFlushStats& fl1 = mm.flush_stats();
         const uint64_t handlers = fl1.flush_tlb_func - fl0.flush_tlb_func;
         const uint64_t coalesced = fl1.coalesced - fl0.coalesced;

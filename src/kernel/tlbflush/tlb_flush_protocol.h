@@ -2,9 +2,9 @@
 // cache an mm's translations. One registered implementation per file (kind "tlb_flush"):
 //
 //   ipi            native_flush_tlb_multi(): IPIs through on_each_cpu_cond_mask (tlbflush/ipi.cpp)
-//   rar-naive      Intel RAR, RFC v3/v4 smp_call_rar_many()            (to be added)
-//   rar-optimized  RAR with the rar_pending shortcut of seed 000        (to be added)
-//   invlpgb        AMD INVLPGB broadcast with global ASIDs              (to be added)
+//   rar-naive      Intel RAR, RFC v4 smp_call_rar_many()               (rar_naive.cpp)
+//   rar-optimized  RAR with the rar_pending shortcut of seed 000        (rar_optimized.cpp)
+//   invlpgb        AMD INVLPGB broadcast with global ASIDs              (invlpgb.cpp)
 //
 // flush_tlb_mm_range() (kernel/mm/tlb.cpp) calls, in the kernel's order:
 //   1. uses_broadcast(mm) -> broadcast_tlb_flush(self, info)   [path (a): global ASID]
