@@ -22,44 +22,20 @@
 
 #include <memory>
 
-#include "kernel/tlbflush/global_asid.h"
-#include "kernel/tlbflush/tlb_flush_protocol.h"
+#include "kernel/tlbflush/global_asid_protocol.h"
 
 namespace ipisim::kernel {
 
-struct InvlpgbFlushStats {
-    uint64_t broadcasts = 0;           // broadcast_tlb_flush() calls (path (a))
-    uint64_t invlpgb = 0;              // INVLPGB instructions issued by them
-    uint64_t considered = 0;           // consider_global_asid() past the jiffies rate limit
-    uint64_t active_exceeded = 0;      // ... and mm_active_cpus_exceeds(mm, 3) held
-    uint64_t transition_ipis = 0;      // finish_asid_transition() fell back to flush_tlb_multi
-    uint64_t transitions_finished = 0; // asid_transition cleared
-};
+using InvlpgbFlushStats = GlobalAsidFlushStats;
 
-class InvlpgbFlush : public TlbFlushProtocol {
+class InvlpgbFlush : public GlobalAsidProtocol {
 public:
-    // Threshold of consider_global_asid(): more than this many CPUs actively run the mm.
-    static constexpr unsigned kActiveCpusThreshold = 3;
-
     void attach(mm::Mm& mm) override;
     sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) override;
-    [[nodiscard]] bool uses_broadcast(const mm::MmStruct& mm) const override;
     sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) override;
-    sim::Task<> consider_global_asid(hw::Cpu& self, mm::MmStruct& mm) override;
-
-    // mm_active_cpus_exceeds(mm, threshold): remote loaded_mm / is_lazy reads.
-    sim::Task<bool> mm_active_cpus_exceeds(hw::Cpu& self, mm::MmStruct& mm, unsigned threshold);
-
-    [[nodiscard]] GlobalAsids& global_asids() { return *asids_; }
-    [[nodiscard]] const InvlpgbFlushStats& stats() const { return stats_; }
 
 private:
-    sim::Task<bool> mm_in_asid_transition(hw::Cpu& self, mm::MmStruct* mm);
-    sim::Task<> finish_asid_transition(hw::Cpu& self, const mm::FlushTlbInfo& info);
-
     hw::Invlpgb* invlpgb_ = nullptr;
-    std::unique_ptr<GlobalAsids> asids_;
-    InvlpgbFlushStats stats_;
 };
 
 }  // namespace ipisim::kernel

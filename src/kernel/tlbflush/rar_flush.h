@@ -37,48 +37,29 @@
 
 #include "kernel/rar/rar.h"
 #include "kernel/tlbflush/global_asid.h"
-#include "kernel/tlbflush/tlb_flush_protocol.h"
+#include "kernel/tlbflush/global_asid_protocol.h"
 
 namespace ipisim::kernel {
 
-struct RarFlushStats {
-    uint64_t broadcasts = 0;           // rar_tlb_flush() calls (path (a))
-    uint64_t considered = 0;           // consider_global_asid() past the jiffies rate limit
-    uint64_t active_exceeded = 0;      // ... and mm_active_cpus_exceeds(mm, 3) held
-    uint64_t transition_ipis = 0;      // finish_asid_transition() fell back to flush_tlb_multi
-    uint64_t transitions_finished = 0; // asid_transition cleared
-    uint64_t flush_tlb_all = 0;        // wrap-around resets: a RAR to every online CPU
-};
+using RarFlushStats = GlobalAsidFlushStats;
 
-class RarFlush : public TlbFlushProtocol {
+class RarFlush : public GlobalAsidProtocol {
 public:
-    static constexpr unsigned kActiveCpusThreshold = 3;
-
     // `variant`: the registered kernel::Rar ("naive", "optimized").
     explicit RarFlush(std::string variant) : variant_(std::move(variant)) {}
 
     void attach(mm::Mm& mm) override;
     sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) override;
-    [[nodiscard]] bool uses_broadcast(const mm::MmStruct& mm) const override;
     sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) override;
-    sim::Task<> consider_global_asid(hw::Cpu& self, mm::MmStruct& mm) override;
 
-    sim::Task<bool> mm_active_cpus_exceeds(hw::Cpu& self, mm::MmStruct& mm, unsigned threshold);
     // flush_tlb_all() with RAR: smp_call_rar_many(cpu_online_mask, 0, 0, TLB_FLUSH_ALL).
     sim::Task<> flush_tlb_all(hw::Cpu& self);
 
     [[nodiscard]] Rar& rar() { return *rar_; }
-    [[nodiscard]] GlobalAsids& global_asids() { return *asids_; }
-    [[nodiscard]] const RarFlushStats& stats() const { return stats_; }
 
 private:
-    sim::Task<bool> mm_in_asid_transition(hw::Cpu& self, mm::MmStruct* mm);
-    sim::Task<> finish_asid_transition(hw::Cpu& self, const mm::FlushTlbInfo& info);
-
     std::string variant_;
     std::unique_ptr<Rar> rar_;
-    std::unique_ptr<GlobalAsids> asids_;
-    RarFlushStats stats_;
 };
 
 }  // namespace ipisim::kernel
