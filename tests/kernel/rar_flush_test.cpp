@@ -273,3 +273,21 @@ TEST(RarFlush, a_cpu_newly_set_in_mm_cpumask_with_a_global_rar_asid_flushes_at_s
     EXPECT_TRUE(stale_gone_after_switch_in);
     EXPECT_EQ(w.mm->loaded_pcid(3), kGlobalPcid);
 }
+
+TEST(RarFlush, one_optimized_rar_shootdown_on_toy4_takes_the_naive_steps_plus_the_rar_pending_accesses) {
+    MmWorld w("toy4", "rar-optimized");
+    const ShootdownTrace t = run_shootdown(w);
+    EXPECT_EQ(t.rar_ipis_during_fourth, 4u);  // uncontended: every target is claimed and sent to
+    EXPECT_EQ(t.remote_irqs_during_fourth, 0u);
+    EXPECT_EQ(t.cpus_holding_page_after_fourth, 0u);
+    // The naive derivation above (2534 ns) plus seed 000's patch, all on lines CPU 0 still
+    // owns since flush 3 released them (microcode never touches rar_pending):
+    //  +  8  get_rar_pending for CPUs 0-3 before the sends: load + cmpxchg, L1 hits; every
+    //        later step (sends, deliveries, microcode, re-fetches) shifts by 8 -> CPU 3's
+    //        SUCCESS re-fetched at 2395
+    //  +  1  the patched wait loop reads rar_pending after that re-read (not -1: go on)
+    //  +  2  release_rar_pending(3): READ_ONCE == this_cpu, WRITE_ONCE(-1)                -> 2398
+    //        (the releases of CPUs 0-2 overlap the wait for CPU 3)
+    //  +  1  unlock, + 144 local flush_tlb_func, + 2 finish_asid_transition               -> 2545
+    EXPECT_EQ(t.fourth, 2545_ns);
+}
