@@ -37,7 +37,7 @@ bool is_flush_label(const std::string& n) {
         "sysvec_call_function_single", "default_send_IPI_mask_sequence_phys", "default_send_IPI_single_phys",
         "apic_mem_wait_icr_idle", "__x2apic_send_IPI_mask", "x2apic_send_IPI", "gic_ipi_send_mask",
         // broadcast protocols (RAR, INVLPGB)
-        "rar_tlb_flush", "smp_call_rar_many", "wait_for_action_done", "broadcast_tlb_flush",
+        "rar_tlb_flush", "smp_call_rar_many", "wait_for_action_done", "rar_microcode", "broadcast_tlb_flush",
         "finish_asid_transition", "invlpgb", "tlbsync"};
     for (const char* s : names) {
         if (n == s) return true;

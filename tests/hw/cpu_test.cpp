@@ -247,11 +247,15 @@ TEST(Cpu, stolen_time_delays_a_compute_in_progress) {
     cpu.set_running(&eng.spawn("cpu0", body()));
     auto thief = [&]() -> sim::Proc {
         co_await sim::delay(eng, 400_ns);
-        cpu.steal(150_ns);
+        cpu.steal(150_ns, hw::profile_label("microcode"));
     };
     eng.spawn("thief", thief());
     eng.run();
     EXPECT_EQ(finished, 1150_ns);
+    // The profile shows the stolen work under its own label, not as the displaced compute.
+    cpu.profile().settle(eng.now());
+    EXPECT_EQ(cpu.profile().time_in_label(hw::profile_label("microcode")), 150_ns);
+    EXPECT_EQ(cpu.profile().total(), 1150_ns);
 }
 
 TEST(Cpu, irq_time_is_charged_to_the_handler_and_the_rest_to_the_interrupted_function) {
@@ -286,7 +290,7 @@ TEST(Cpu, time_stolen_during_a_wait_for_an_event_overlaps_it_and_delays_nothing)
     cpu.set_running(&eng.spawn("cpu0", body()));
     auto thief = [&]() -> sim::Proc {
         co_await sim::delay(eng, 700_ns);
-        cpu.steal(300_ns);  // microcode ran 400..700, during the wait
+        cpu.steal(300_ns, hw::profile_label("microcode"));  // ran 400..700, during the wait
     };
     eng.spawn("thief", thief());
     eng.run();
@@ -305,7 +309,7 @@ TEST(Cpu, time_stolen_during_a_stall_delays_its_end) {
     cpu.set_running(&eng.spawn("cpu0", body()));
     auto thief = [&]() -> sim::Proc {
         co_await sim::delay(eng, 400_ns);
-        cpu.steal(300_ns);  // ran 100..400, inside the stall
+        cpu.steal(300_ns, hw::profile_label("microcode"));  // ran 100..400, inside the stall
     };
     eng.spawn("thief", thief());
     eng.run();

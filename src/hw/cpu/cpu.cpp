@@ -40,8 +40,10 @@ void Cpu::set_busy(bool b) {
     for (Cpu* s : siblings_) s->replan_.notify_all();
 }
 
-void Cpu::steal(Picos t) {
-    // `t` of work that just ran on this CPU (it occupied [now - t, now]).
+void Cpu::steal(Picos t, uint32_t label) {
+    // `t` of work that just ran on this CPU (it occupied [now - t, now]); the profile shows it
+    // under its own label rather than the function it displaced.
+    profile_.transfer(t, label, Activity::kernel, now());
     if (busy_) {
         stolen_ += t.count();  // the compute in progress was paused
         replan_.notify_all();

@@ -82,7 +82,8 @@ public:
     // Work the CPU did not ask for (e.g. RAR microcode) that just occupied it for `t`, ending
     // now: a compute in progress finishes later by t, and so does a stall in progress; a wait
     // for an event (spin, idle) overlapped it and is not delayed.
-    void steal(sim::Picos t);
+    // `label` names the work in the profile (the time moves there from the current function).
+    void steal(sim::Picos t, uint32_t label);
 
     // --- SMT ---
     void add_sibling(Cpu* sibling) { siblings_.push_back(sibling); }

@@ -1,5 +1,6 @@
 #include "hw/cpu/profile.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -59,6 +60,16 @@ void CpuProfile::settle(sim::Picos now) {
     if (idx >= table_.size()) table_.resize((static_cast<size_t>(label_) + 8) * kActivities, 0);
     table_[idx] += now.count() - since_;
     since_ = now.count();
+}
+
+void CpuProfile::transfer(sim::Picos t, uint32_t label, Activity activity, sim::Picos now) {
+    settle(now);
+    const size_t from = static_cast<size_t>(label_) * kActivities + static_cast<size_t>(activity_);
+    const size_t to = static_cast<size_t>(label) * kActivities + static_cast<size_t>(activity);
+    if (to >= table_.size()) table_.resize((static_cast<size_t>(label) + 8) * kActivities, 0);
+    const uint64_t moved = std::min<uint64_t>(t.count(), table_[from]);
+    table_[from] -= moved;
+    table_[to] += moved;
 }
 
 void CpuProfile::change(uint32_t label, Activity activity, sim::Picos now) {

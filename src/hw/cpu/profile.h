@@ -28,6 +28,9 @@ public:
     // Charges the time since the last change to the current (label, activity), then switches.
     void change(uint32_t label, Activity activity, sim::Picos now);
     void settle(sim::Picos now);
+    // Moves up to `t` of the time already charged to the current (label, activity) to another
+    // entry: work that ran on the CPU without it being the current function (RAR microcode).
+    void transfer(sim::Picos t, uint32_t label, Activity activity, sim::Picos now);
     [[nodiscard]] uint32_t label() const { return label_; }
     [[nodiscard]] Activity activity() const { return activity_; }
 

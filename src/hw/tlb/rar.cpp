@@ -96,7 +96,8 @@ void Rar::charge(CpuId cpu) {
     pc.charged = eng_.now();
     pc.stats.stolen += d;
     Cpu* c = cpus_[cpu];
-    if (c != nullptr && !c->in_idle() && d > sim::Picos::zero()) c->steal(d);
+    static const uint32_t label = profile_label("rar_microcode");
+    if (c != nullptr && !c->in_idle() && d > sim::Picos::zero()) c->steal(d, label);
 }
 
 sim::Proc Rar::microcode(CpuId cpu) {
