@@ -17,34 +17,15 @@ using kernel::mm::PAGE_SHIFT;
 using kernel::mm::PAGE_SIZE;
 using sim::Picos;
 using mmtest::MmWorld;
+using mmtest::flush_page;
+using mmtest::kVa;
+using mmtest::start_cpus;
 
 namespace {
 
-constexpr uint64_t kVa = 0x7f0000001000ULL;
 constexpr hw::Pcid kGlobalPcid = 7;  // kern_pcid(6), the first global ASID
 
 InvlpgbFlush& proto(MmWorld& w) { return dynamic_cast<InvlpgbFlush&>(w.mm->protocol()); }
-
-// CPUs `cpus` switch into `mm`, fill a translation of kVa, then compute `busy` (or go lazy).
-void start_cpus(MmWorld& w, MmStruct& mm, std::initializer_list<hw::CpuId> cpus, Picos busy,
-                std::initializer_list<hw::CpuId> lazy = {}) {
-    for (hw::CpuId c : cpus) {
-        const bool is_lazy = std::find(lazy.begin(), lazy.end(), c) != lazy.end();
-        w.k->run_on(c, [&w, &mm, busy, is_lazy](Cpu& cpu) -> sim::Task<> {
-            co_await w.mm->switch_mm_irqs_off(cpu, mm);
-            w.mm->tlb(cpu.id()).fill(w.mm->loaded_pcid(cpu.id()), kVa, cpu.now());
-            if (is_lazy) {
-                co_await w.mm->enter_lazy_tlb(cpu);
-            } else {
-                co_await cpu.compute(busy);
-            }
-        });
-    }
-}
-
-sim::Task<> flush_page(MmWorld& w, Cpu& cpu, MmStruct& mm) {
-    co_await w.mm->flush_tlb_mm_range(cpu, mm, kVa, kVa + PAGE_SIZE, PAGE_SHIFT, false);
-}
 
 struct TransitionTrace {
     uint64_t global_asid_after_first = 0;

@@ -27,18 +27,16 @@ using kernel::mm::MmStruct;
 using kernel::mm::PAGE_SHIFT;
 using kernel::mm::PAGE_SIZE;
 using mmtest::MmWorld;
+using mmtest::flush_page;
+using mmtest::kVa;
+using mmtest::start_cpus;
 using sim::Picos;
 
 namespace {
 
-constexpr uint64_t kVa = 0x7f0000001000ULL;
 constexpr hw::Pcid kGlobalPcid = 7;  // kern_pcid(6), the first global ASID
 
 RarFlush& proto(MmWorld& w) { return dynamic_cast<RarFlush&>(w.mm->protocol()); }
-
-sim::Task<> flush_page(MmWorld& w, Cpu& cpu, MmStruct& mm) {
-    co_await w.mm->flush_tlb_mm_range(cpu, mm, kVa, kVa + PAGE_SIZE, PAGE_SHIFT, false);
-}
 
 struct ShootdownTrace {
     uint64_t global_asid = 0;

@@ -19,28 +19,11 @@ using kernel::mm::PAGE_SHIFT;
 using kernel::mm::PAGE_SIZE;
 using sim::Picos;
 using mmtest::MmWorld;
+using mmtest::flush_page;
+using mmtest::kVa;
+using mmtest::start_cpus;
 
 namespace {
-
-constexpr uint64_t kVa = 0x7f0000001000ULL;
-
-// Every CPU in `cpus` switches into `mm`, fills a translation of kVa, then computes `busy`
-// (user work the flush IPIs interrupt) unless it is lazy (then it enters lazy TLB and idles).
-void start_cpus(MmWorld& w, MmStruct& mm, std::initializer_list<hw::CpuId> cpus, Picos busy,
-                std::initializer_list<hw::CpuId> lazy = {}) {
-    for (hw::CpuId c : cpus) {
-        const bool is_lazy = std::find(lazy.begin(), lazy.end(), c) != lazy.end();
-        w.k->run_on(c, [&w, &mm, busy, is_lazy](Cpu& cpu) -> sim::Task<> {
-            co_await w.mm->switch_mm_irqs_off(cpu, mm);
-            w.mm->tlb(cpu.id()).fill(w.mm->loaded_pcid(cpu.id()), kVa, cpu.now());
-            if (is_lazy) {
-                co_await w.mm->enter_lazy_tlb(cpu);
-            } else {
-                co_await cpu.compute(busy);
-            }
-        });
-    }
-}
 
 }  // namespace
 
