@@ -184,9 +184,7 @@ public:
         out.metrics["snapshots_per_open"] = static_cast<double>(as.snapshots) / opens;
         out.metrics["msleeps"] = as.msleeps;
         out.metrics["busy_cpus"] = std::count(busy.begin(), busy.end(), true);
-        out.fingerprint = sys.eng.fingerprint();
-        out.events = sys.eng.events_dispatched();
-        out.simulated_seconds = sys.eng.now().seconds();
+        sys.record_run(out);
         return out;
     }
 };

@@ -105,9 +105,7 @@ public:
         out.metrics["caller_switches"] = static_cast<double>(prog.switches_in) / iters;
         out.metrics["worker_wakeups"] = static_cast<double>(wq.stats().worker_wakeups) / iters;
         out.profile = sys.profile();
-        out.fingerprint = sys.eng.fingerprint();
-        out.events = sys.eng.events_dispatched();
-        out.simulated_seconds = sys.eng.now().seconds();
+        sys.record_run(out);
         sys.eng.shutdown();  // thread frames reference the scheduler, destroyed first
         return out;
     }

@@ -93,9 +93,7 @@ public:
         }
         out.metrics["ipis"] = sys.smp().stats().ipis_single;
         out.profile = sys.profile();
-        out.fingerprint = sys.eng.fingerprint();
-        out.events = sys.eng.events_dispatched();
-        out.simulated_seconds = sys.eng.now().seconds();
+        sys.record_run(out);
         return out;
     }
 };

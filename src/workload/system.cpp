@@ -25,6 +25,12 @@ void System::build() {
     kernel = std::make_unique<kernel::Kernel>(*platform);
 }
 
+void System::record_run(RunResult& out) const {
+    out.fingerprint = eng.fingerprint();
+    out.events = eng.events_dispatched();
+    out.simulated_seconds = eng.now().seconds();
+}
+
 void System::reset_profiles() {
     for (hw::CpuId c = 0; c < platform->nr_cpus(); ++c) platform->cpu(c).profile().reset(eng.now());
 }

@@ -33,6 +33,9 @@ struct System {
     [[nodiscard]] kernel::Smp& smp() { return kernel->smp(); }
     [[nodiscard]] uint32_t nr_cpus() const { return platform->nr_cpus(); }
 
+    // Fills the engine's part of a result: fingerprint, events dispatched, simulated time.
+    void record_run(RunResult& out) const;
+
     // Starts a fresh accounting window on every CPU (e.g. after warm-up).
     void reset_profiles();
     // Where busy CPU time went over all CPUs since the last reset, as RunResult::profile: the

@@ -136,9 +136,7 @@ public:
             total ? static_cast<double>(mm.lru().stats().lock_rounds - lock0) / static_cast<double>(total) : 0.0;
         out.metrics["stale_tlb_hits"] = mm.stats().stale_tlb_hits;
         out.profile = sys.profile();
-        out.fingerprint = sys.eng.fingerprint();
-        out.events = sys.eng.events_dispatched();
-        out.simulated_seconds = sys.eng.now().seconds();
+        sys.record_run(out);
         sys.eng.shutdown();  // task frames reference `mm`
         return out;
     }
