@@ -15,7 +15,7 @@ static void ipi_ping(benchmark::State& state) {
     p.delay_max = 1000_ns;
     p.wake_latency = 100_ns;
     // About 6 million events per iteration whatever N is.
-    p.duration = sim::Picos(2'000'000'000'000ULL / p.cpus) ;
+    p.duration = sim::Picos(2'000'000'000'000ULL / p.cpus);
     if (p.duration > 1_ms * 1000) p.duration = 1_ms * 1000;
     uint64_t events = 0;
     for (auto _ : state) {
@@ -26,5 +26,3 @@ static void ipi_ping(benchmark::State& state) {
     state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(ipi_ping)->Name("ipi_ping")->Arg(2)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
-
-

@@ -14,8 +14,8 @@ namespace {
 bool is_simple_name(const std::string& s) {
     if (s.empty() || s.front() == '.') return false;
     for (char c : s) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '-' || c == '.';
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                  c == '.';
         if (!ok) return false;
     }
     return true;
@@ -26,8 +26,7 @@ config::Document resolved_document(const Experiment& e) {
     config::Document doc = config::Document::parse(e.text, e.file);
     for (const std::string& o : e.overrides) doc.apply_override(o);
     toml::table& tree = doc.tree();
-    if (toml::table* exp = tree["experiment"].as_table();
-        exp != nullptr && !exp->contains("seed")) {
+    if (toml::table* exp = tree["experiment"].as_table(); exp != nullptr && !exp->contains("seed")) {
         exp->insert("seed", int64_t{1});
     }
     if (!tree.contains("params")) tree.insert("params", toml::table{});
@@ -46,8 +45,7 @@ void read_experiment_table(config::Table& root, Experiment& e) {
     e.workload = t.get<std::string>("workload");
     const auto& workloads = sim::Registry<workload::Workload>::instance();
     if (!workloads.contains(e.workload)) {
-        t.fail("workload",
-               fmt::format("unknown workload \"{}\" (known: {})", e.workload, workloads.names()));
+        t.fail("workload", fmt::format("unknown workload \"{}\" (known: {})", e.workload, workloads.names()));
     }
     const int64_t seed = t.get_or<int64_t>("seed", 1);
     if (seed < 0) t.fail("seed", "must not be negative");
@@ -67,8 +65,7 @@ void read_sweep(config::Table sweep, const config::Table& params, Experiment& e)
         const toml::node* values = sweep.raw(key);
         const toml::array* arr = values->as_array();
         if (arr == nullptr)
-            sweep.fail(key, fmt::format("expected an array of values, got {}",
-                                        config::type_name(*values)));
+            sweep.fail(key, fmt::format("expected an array of values, got {}", config::type_name(*values)));
         if (arr->empty()) sweep.fail(key, "needs at least one value");
         const toml::node* base = params.raw(key);
         if (base == nullptr) sweep.fail(key, fmt::format("\"{}\" is not a key of [params]", key));
@@ -76,8 +73,8 @@ void read_sweep(config::Table sweep, const config::Table& params, Experiment& e)
             const toml::node& v = *arr->get(i);
             if (!same_kind(*base, v)) {
                 sweep.fail_at(v, fmt::format("{}[{}]", sweep.dotted(key), i),
-                              fmt::format("expected {} like {}, got {}", config::type_name(*base),
-                                          params.dotted(key), config::type_name(v)));
+                              fmt::format("expected {} like {}, got {}", config::type_name(*base), params.dotted(key),
+                                          config::type_name(v)));
             }
         }
         sweep.mark_used(key);
@@ -108,8 +105,7 @@ report::Published read_published(config::Table t, const config::Table& params) {
     report::Published out;
     out.source = t.get_or<std::string>("source", "");
     if (t.has("rows")) {
-        for (config::Table row : t.table_array("rows"))
-            out.rows.push_back(read_published_row(row, params));
+        for (config::Table row : t.table_array("rows")) out.rows.push_back(read_published_row(row, params));
     }
     t.finish();
     return out;
@@ -134,8 +130,7 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
     const config::Table params = root.table("params");
     e.param_keys = params.keys();
     if (auto sweep = root.table_optional("sweep")) read_sweep(*sweep, params, e);
-    if (auto published = root.table_optional("published"))
-        e.published = read_published(*published, params);
+    if (auto published = root.table_optional("published")) e.published = read_published(*published, params);
     if (auto shape = root.table_optional("report")) e.shape = report::read_seed_shape(*shape, params);
     root.finish();
     return e;
@@ -158,8 +153,7 @@ config::Document point_document(const Experiment& experiment, size_t point) {
     const std::vector<size_t> index = sweep_indices(experiment, point);
     for (size_t k = 0; k < experiment.swept.size(); ++k) {
         toml::node& value = *sweep->get_as<toml::array>(experiment.swept[k])->get(index[k]);
-        value.visit(
-            [&](auto&& typed) { params.insert_or_assign(experiment.swept[k], std::move(typed)); });
+        value.visit([&](auto&& typed) { params.insert_or_assign(experiment.swept[k], std::move(typed)); });
     }
     return doc;
 }

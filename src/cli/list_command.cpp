@@ -19,8 +19,7 @@ std::vector<std::filesystem::path> toml_files(const std::string& dir) {
     std::vector<std::filesystem::path> out;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        if (entry.is_regular_file(ec) && entry.path().extension() == ".toml")
-            out.push_back(entry.path());
+        if (entry.is_regular_file(ec) && entry.path().extension() == ".toml") out.push_back(entry.path());
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -50,8 +49,7 @@ std::string indent(const std::string& text) {
     return out;
 }
 
-std::string files_section(const char* title, const std::string& dir,
-                          std::initializer_list<const char*> name_paths,
+std::string files_section(const char* title, const std::string& dir, std::initializer_list<const char*> name_paths,
                           std::initializer_list<const char*> description_paths) {
     const auto files = toml_files(dir);
     std::string out = fmt::format("{} ({}):\n", title, dir);
@@ -59,8 +57,7 @@ std::string files_section(const char* title, const std::string& dir,
     std::vector<std::vector<std::string>> rows;
     bool any_name = false;
     for (const auto& f : files) {
-        rows.push_back(
-            {f.stem().string(), string_at(f, name_paths), string_at(f, description_paths)});
+        rows.push_back({f.stem().string(), string_at(f, name_paths), string_at(f, description_paths)});
         any_name = any_name || !rows.back()[1].empty();
     }
     // Files named by their stem only (machines have no `name`) list without a name column.
@@ -79,8 +76,7 @@ std::string components_section() {
     std::string out = "components:\n";
     if (by_kind.empty()) return out + "  (none)\n";
     for (auto& [kind, entries] : by_kind) {
-        std::sort(entries.begin(), entries.end(),
-                  [](auto* a, auto* b) { return a->name < b->name; });
+        std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->name < b->name; });
         report::TextTable table({kind, "description"});
         for (const auto* e : entries) table.add_row({e->name, e->description});
         out += indent(table.render());
@@ -91,11 +87,8 @@ std::string components_section() {
 }  // namespace
 
 std::string render_list(const DataDirs& dirs) {
-    return files_section("machines", dirs.machines, {"name", "machine.name"},
-                         {"description", "machine.description"}) +
-           "\n" +
-           files_section("experiments", dirs.experiments, {"experiment.name"},
-                         {"experiment.description"}) +
+    return files_section("machines", dirs.machines, {"name", "machine.name"}, {"description", "machine.description"}) +
+           "\n" + files_section("experiments", dirs.experiments, {"experiment.name"}, {"experiment.description"}) +
            "\n" + components_section();
 }
 

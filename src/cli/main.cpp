@@ -41,10 +41,8 @@ int main(int argc, char** argv) {
     app.fallthrough();
 
     cli::DataDirs dirs = cli::default_data_dirs();
-    app.add_option("--machines", dirs.machines, "directory of machine files")
-        ->capture_default_str();
-    app.add_option("--experiments", dirs.experiments, "directory of experiment files")
-        ->capture_default_str();
+    app.add_option("--machines", dirs.machines, "directory of machine files")->capture_default_str();
+    app.add_option("--experiments", dirs.experiments, "directory of experiment files")->capture_default_str();
 
     std::function<int()> command;
 
@@ -59,35 +57,28 @@ int main(int argc, char** argv) {
     cli::RunArgs run_args;
     uint64_t seed = 0;
     CLI::App* run = app.add_subcommand("run", "run an experiment file");
-    run->add_option("experiment", run_args.experiment,
-                    "experiment file (or name in the experiments directory)")
+    run->add_option("experiment", run_args.experiment, "experiment file (or name in the experiments directory)")
         ->required();
     CLI::Option* seed_opt = run->add_option("--seed", seed, "override experiment.seed");
-    run->add_option("--set", run_args.overrides, "override a value: key=value (repeatable)")
-        ->allow_extra_args(false);
-    run->add_option("--out", run_args.out_dir,
-                    "output directory (default: results/<experiment name>)");
+    run->add_option("--set", run_args.overrides, "override a value: key=value (repeatable)")->allow_extra_args(false);
+    run->add_option("--out", run_args.out_dir, "output directory (default: results/<experiment name>)");
     run->callback([&] {
         if (seed_opt->count() > 0) run_args.seed = seed;
         command = [&] { return cli::run_command(run_args, dirs); };
     });
 
     cli::ReproduceArgs reproduce_args;
-    CLI::App* reproduce =
-        app.add_subcommand("reproduce", "run every seed experiment (experiments/seed*.toml)");
+    CLI::App* reproduce = app.add_subcommand("reproduce", "run every seed experiment (experiments/seed*.toml)");
     reproduce->add_option("--out", reproduce_args.out_dir, "output directory (one folder per experiment)")
         ->capture_default_str();
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
-    reproduce->callback([&] {
-        command = [&] { return cli::reproduce_command(reproduce_args, dirs); };
-    });
+    reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
 
     std::string xml_path;
     std::string out_path;
     CLI::App* machine = app.add_subcommand("machine", "machine files");
     machine->require_subcommand(1);
-    CLI::App* import =
-        machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
+    CLI::App* import = machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
     import->add_option("xml", xml_path, "hwloc XML file")->required();
     import->add_option("-o,--output", out_path, "output TOML file (default: stdout)");
     import->callback([&] { command = [&] { return cli::machine_import_command(xml_path, out_path);

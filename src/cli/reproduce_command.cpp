@@ -62,8 +62,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     std::vector<Done> done;
     for (const auto& file : files) {
         const Experiment experiment = load_experiment(file.string(), {});
-        if (!args.only.empty() &&
-            std::find(args.only.begin(), args.only.end(), experiment.name) == args.only.end()) {
+        if (!args.only.empty() && std::find(args.only.begin(), args.only.end(), experiment.name) == args.only.end()) {
             continue;
         }
         fmt::print("==== {} — {}\n", experiment.name, experiment.description);
@@ -74,11 +73,10 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
             fmt::print(stderr, "  [{}/{}] {}\n", point + 1, experiment.points(), experiment.name);
         };
         const report::ExperimentResults results = run_experiment(experiment, options);
-        const double host =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         write_experiment_outputs(experiment, results, std::filesystem::path(args.out_dir) / experiment.name);
         fmt::print("{}", report::render_summary(results, experiment.published));
-    fmt::print("{}", report::render_seed_shape(experiment.shape, results, experiment.published));
+        fmt::print("{}", report::render_seed_shape(experiment.shape, results, experiment.published));
         fmt::print("{}\n", render_profiles(results));
         uint64_t events = 0;
         for (const auto& r : results.rows) events += r.events;
@@ -87,8 +85,8 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     }
     fmt::print("==== summary\n");
     for (const Done& d : done) {
-        fmt::print("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name, d.rows,
-                   d.events, d.host_seconds, d.fingerprint);
+        fmt::print("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name, d.rows, d.events,
+                   d.host_seconds, d.fingerprint);
     }
     return 0;
 }

@@ -14,8 +14,7 @@ namespace ipisim::cli {
 int run_command(const RunArgs& args, const DataDirs& dirs) {
     std::vector<std::string> overrides = args.overrides;
     if (args.seed) overrides.push_back(fmt::format("experiment.seed={}", *args.seed));
-    const Experiment experiment =
-        load_experiment(resolve_experiment(args.experiment, dirs), overrides);
+    const Experiment experiment = load_experiment(resolve_experiment(args.experiment, dirs), overrides);
 
     const auto start = std::chrono::steady_clock::now();
     uint64_t events = 0;
@@ -30,19 +29,16 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
         fmt::print(stderr, "[{}/{}]{}\n", point + 1, experiment.points(), swept);
     };
     const report::ExperimentResults results = run_experiment(experiment, options);
-    const double host_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    const std::filesystem::path out = args.out_dir.empty()
-                                          ? std::filesystem::path("results") / experiment.name
-                                          : std::filesystem::path(args.out_dir);
+    const std::filesystem::path out =
+        args.out_dir.empty() ? std::filesystem::path("results") / experiment.name : std::filesystem::path(args.out_dir);
     write_experiment_outputs(experiment, results, out);
 
     fmt::print("{}", report::render_summary(results, experiment.published));
     fmt::print("{}", report::render_seed_shape(experiment.shape, results, experiment.published));
-    fmt::print(stderr, "{} points, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n",
-               results.rows.size(), events, host_seconds,
-               host_seconds > 0 ? static_cast<double>(events) / host_seconds : 0.0, out.string());
+    fmt::print(stderr, "{} points, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n", results.rows.size(),
+               events, host_seconds, host_seconds > 0 ? static_cast<double>(events) / host_seconds : 0.0, out.string());
     return 0;
 }
 

@@ -18,9 +18,8 @@ void check_machine(const Experiment& e, const std::string& machines_dir) {
     const std::filesystem::path file = std::filesystem::path(machines_dir) / (e.machine + ".toml");
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) {
-        throw config::ConfigError(
-            e.machine_file, e.machine_line, "experiment.machine",
-            fmt::format("no machine \"{}\" ({} does not exist)", e.machine, file.string()));
+        throw config::ConfigError(e.machine_file, e.machine_line, "experiment.machine",
+                                  fmt::format("no machine \"{}\" ({} does not exist)", e.machine, file.string()));
     }
 }
 
@@ -49,22 +48,20 @@ void check_published_metrics(const Experiment& e, const report::ResultRow& row) 
         }
         throw config::ConfigError(
             p->file, p->line, fmt::format("{}.{}", p->key, name),
-            fmt::format("workload {} reports no metric \"{}\" (it reports: {})", e.workload, name,
-                        known));
+            fmt::format("workload {} reports no metric \"{}\" (it reports: {})", e.workload, name, known));
     }
 }
 
 // A workload's complaint about a swept parameter names the [sweep] value it came from.
-workload::RunResult run_point(workload::Workload& w, config::Table& params,
-                              const workload::RunContext& ctx, const Experiment& e, size_t point) {
+workload::RunResult run_point(workload::Workload& w, config::Table& params, const workload::RunContext& ctx,
+                              const Experiment& e, size_t point) {
     try {
         return w.run(params, ctx);
     } catch (const config::ConfigError& err) {
         const std::vector<size_t> index = sweep_indices(e, point);
         for (size_t k = 0; k < e.swept.size(); ++k) {
             if (err.key() == params.dotted(e.swept[k]) && err.file() == e.file) {
-                throw config::ConfigError(err.file(), err.line(),
-                                          fmt::format("sweep.{}[{}]", e.swept[k], index[k]),
+                throw config::ConfigError(err.file(), err.line(), fmt::format("sweep.{}[{}]", e.swept[k], index[k]),
                                           err.problem());
             }
         }
@@ -93,8 +90,7 @@ report::ExperimentResults run_experiment(const Experiment& experiment, const Run
 
         report::ResultRow row;
         const toml::table& values = *doc.tree().get_as<toml::table>("params");
-        for (const std::string& key : experiment.param_keys)
-            row.params[key] = to_json(*values.get(key));
+        for (const std::string& key : experiment.param_keys) row.params[key] = to_json(*values.get(key));
         row.metrics = run.metrics;
         row.profile = run.profile;
         row.fingerprint = run.fingerprint;
@@ -107,8 +103,7 @@ report::ExperimentResults run_experiment(const Experiment& experiment, const Run
     return results;
 }
 
-void write_experiment_outputs(const Experiment& experiment,
-                              const report::ExperimentResults& results,
+void write_experiment_outputs(const Experiment& experiment, const report::ExperimentResults& results,
                               const std::filesystem::path& out_dir) {
     report::write_text_file(out_dir / "results.json", report::results_json(results).dump(2) + "\n");
     report::write_text_file(out_dir / "results.csv", report::results_csv(results));

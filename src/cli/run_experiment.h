@@ -21,8 +21,7 @@ struct RunOptions {
 report::ExperimentResults run_experiment(const Experiment& experiment, const RunOptions& options);
 
 // results.json, results.csv and config.toml (the resolved configuration) in out_dir.
-void write_experiment_outputs(const Experiment& experiment,
-                              const report::ExperimentResults& results,
+void write_experiment_outputs(const Experiment& experiment, const report::ExperimentResults& results,
                               const std::filesystem::path& out_dir);
 
 }  // namespace ipisim::cli

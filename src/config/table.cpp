@@ -131,8 +131,7 @@ T Table::convert(std::string_view key, const toml::node& n) const {
         auto v = n.value_exact<int64_t>();
         if (!v) fail(key, fmt::format("expected an integer, got {}", type_name(n)));
         if (*v < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-            (*v > 0 &&
-             static_cast<uint64_t>(*v) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
+            (*v > 0 && static_cast<uint64_t>(*v) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
             fail(key, fmt::format("{} is out of range", *v));
         }
         return static_cast<T>(*v);
@@ -174,8 +173,7 @@ sim::Picos Table::duration(std::string_view key) {
     const toml::node* n = node_or_fail(key);
     auto s = n->value_exact<std::string>();
     if (!s) {
-        fail(key, fmt::format("a duration must be a string with a unit such as \"5 ns\", got {}",
-                              type_name(*n)));
+        fail(key, fmt::format("a duration must be a string with a unit such as \"5 ns\", got {}", type_name(*n)));
     }
     std::string why;
     auto d = parse_duration(*s, &why);
@@ -197,9 +195,7 @@ sim::ClockDomain Table::frequency(std::string_view key) {
     const toml::node* n = node_or_fail(key);
     auto s = n->value_exact<std::string>();
     if (!s) {
-        fail(key,
-             fmt::format("a frequency must be a string with a unit such as \"2.1 GHz\", got {}",
-                         type_name(*n)));
+        fail(key, fmt::format("a frequency must be a string with a unit such as \"2.1 GHz\", got {}", type_name(*n)));
     }
     std::string why;
     auto f = parse_frequency(*s, &why);
@@ -253,8 +249,7 @@ std::optional<Table> Table::table_optional(std::string_view key) {
 std::vector<Table> Table::table_array(std::string_view key) {
     const toml::node* n = node_or_fail(key);
     const toml::array* arr = n->as_array();
-    if (arr == nullptr)
-        fail(key, fmt::format("expected an array of tables, got {}", type_name(*n)));
+    if (arr == nullptr) fail(key, fmt::format("expected an array of tables, got {}", type_name(*n)));
     std::vector<Table> out;
     for (size_t i = 0; i < arr->size(); ++i) {
         const toml::table* t = arr->get(i)->as_table();
@@ -270,8 +265,7 @@ std::vector<Table> Table::table_array(std::string_view key) {
 std::vector<std::string> Table::keys() const {
     std::vector<std::pair<int, std::string>> ordered;
     for (auto&& [k, v] : *table_) ordered.emplace_back(order_of(v), std::string(k.str()));
-    std::stable_sort(ordered.begin(), ordered.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;
     for (auto& [line, k] : ordered) out.push_back(std::move(k));
     return out;
@@ -294,9 +288,7 @@ void Table::finish() const {
 std::string Document::read_text(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-        throw ConfigError(
-            path, 0, "(file)",
-            std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+        throw ConfigError(path, 0, "(file)", std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ConfigError(path, 0, "(file)", "cannot open file");
@@ -315,8 +307,7 @@ Document Document::parse(std::string_view text, const std::string& name) {
     try {
         d.tree_ = std::make_shared<toml::table>(toml::parse(text, name));
     } catch (const toml::parse_error& e) {
-        throw ConfigError(name, static_cast<int>(e.source().begin.line), "(syntax)",
-                          std::string(e.description()));
+        throw ConfigError(name, static_cast<int>(e.source().begin.line), "(syntax)", std::string(e.description()));
     }
     return d;
 }
@@ -361,17 +352,16 @@ void Document::apply_override(const std::string& assignment) {
     size_t start = 0;
     while (true) {
         size_t dot = key.find('.', start);
-        std::string part =
-            key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
         if (part.empty()) throw ConfigError(source, 0, key, "empty key component");
         if (dot == std::string::npos) {
             toml::node* existing = t->get(part);
             toml::node* v = parsed.get("v");
             if (existing != nullptr && existing->type() != v->type() &&
                 !(existing->is_floating_point() && v->is_integer())) {
-                throw ConfigError(source, 0, key,
-                                  fmt::format("expected {} like the value it replaces, got {}",
-                                              type_name(*existing), type_name(*v)));
+                throw ConfigError(
+                    source, 0, key,
+                    fmt::format("expected {} like the value it replaces, got {}", type_name(*existing), type_name(*v)));
             }
             v->visit([&](auto&& typed) { t->insert_or_assign(part, std::move(typed)); });
             return;
@@ -382,8 +372,7 @@ void Document::apply_override(const std::string& assignment) {
             t->insert(part, std::move(*created.get_as<toml::table>("v")));
             next = t->get(part);
         }
-        if (!next->is_table())
-            throw ConfigError(source, 0, key, fmt::format("{} is not a table", part));
+        if (!next->is_table()) throw ConfigError(source, 0, key, fmt::format("{} is not a table", part));
         t = next->as_table();
         start = dot + 1;
     }

@@ -30,7 +30,7 @@ inline constexpr std::string_view kOverrideSource = "--set";
 const char* type_name(const toml::node& n);
 
 class Table {
-  public:
+public:
     // file: the name used in messages; path: dotted prefix of this table ("" for the root).
     Table(const toml::table* table, std::string file, std::string path);
 
@@ -78,10 +78,9 @@ class Table {
 
     [[noreturn]] void fail(std::string_view key, const std::string& problem) const;
     // Fails at a node's own location (an array element, a value set by --set).
-    [[noreturn]] void fail_at(const toml::node& n, const std::string& key,
-                              const std::string& problem) const;
+    [[noreturn]] void fail_at(const toml::node& n, const std::string& key, const std::string& problem) const;
 
-  private:
+private:
     const toml::node* node_or_fail(std::string_view key);
     template <class T>
     T convert(std::string_view key, const toml::node& n) const;
@@ -94,7 +93,7 @@ class Table {
 
 // A parsed TOML file; keeps the tree alive for the Tables that view it.
 class Document {
-  public:
+public:
     // Parse errors become ConfigError with the parser's line.
     static Document load(const std::string& path);
     // The text of a config file; a missing or unreadable file is a ConfigError naming it.
@@ -111,7 +110,7 @@ class Document {
     // later by finish()). Errors name "--set" as the file.
     void apply_override(const std::string& assignment);
 
-  private:
+private:
     std::shared_ptr<toml::table> tree_;
     std::string name_;
 };

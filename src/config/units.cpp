@@ -19,12 +19,12 @@ std::optional<Quantity> split(std::string_view text, std::string* why) {
     size_t i = 0;
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
     size_t start = i;
-    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
-                               text[i] == '-' || text[i] == '+' || text[i] == 'e' || text[i] == 'E')) {
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' || text[i] == '-' ||
+                               text[i] == '+' || text[i] == 'e' || text[i] == 'E')) {
         // An 'e' only belongs to the number when a digit or sign follows (so "5 ms" is not "5e").
         if ((text[i] == 'e' || text[i] == 'E') &&
-            !(i + 1 < text.size() && (std::isdigit(static_cast<unsigned char>(text[i + 1])) ||
-                                      text[i + 1] == '-' || text[i + 1] == '+'))) {
+            !(i + 1 < text.size() &&
+              (std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '-' || text[i + 1] == '+'))) {
             break;
         }
         ++i;

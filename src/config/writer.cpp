@@ -36,8 +36,7 @@ std::string quoted(const std::string& s) {
                 break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-                    out += fmt::format("\\u{:04X}",
-                                       static_cast<unsigned>(static_cast<unsigned char>(c)));
+                    out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
                 } else {
                     out += c;
                 }
@@ -49,8 +48,7 @@ std::string quoted(const std::string& s) {
 std::string key_text(const std::string& key) {
     bool bare = !key.empty();
     for (char c : key) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '-';
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
         bare = bare && ok;
     }
     return bare ? key : quoted(key);
@@ -66,8 +64,7 @@ std::string value_text(const toml::node& n);
 std::string inline_table_text(const toml::table& t) {
     std::string out;
     for (const std::string& key : ordered_keys(t)) {
-        out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", key_text(key),
-                           value_text(*t.get(key)));
+        out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", key_text(key), value_text(*t.get(key)));
     }
     return out.empty() ? std::string("{}") : fmt::format("{{ {} }}", out);
 }
@@ -76,8 +73,7 @@ std::string value_text(const toml::node& n) {
     if (const toml::table* t = n.as_table()) return inline_table_text(*t);
     if (const toml::array* a = n.as_array()) {
         std::string out;
-        for (const toml::node& e : *a)
-            out += fmt::format("{}{}", out.empty() ? "" : ", ", value_text(e));
+        for (const toml::node& e : *a) out += fmt::format("{}{}", out.empty() ? "" : ", ", value_text(e));
         return fmt::format("[{}]", out);
     }
     if (auto str = n.value_exact<std::string>()) return quoted(*str);
@@ -130,8 +126,7 @@ std::string to_toml_text(const toml::table& root) {
             for (const std::string& sub : arrays) {
                 for (const toml::node& e : *t->get(sub)->as_array()) {
                     out += "\n";
-                    write_section(out, *e.as_table(),
-                                  fmt::format("[[{}.{}]]", key_text(key), key_text(sub)));
+                    write_section(out, *e.as_table(), fmt::format("[[{}.{}]]", key_text(key), key_text(sub)));
                 }
             }
         } else {

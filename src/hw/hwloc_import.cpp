@@ -30,8 +30,7 @@ uint32_t count(hwloc_topology_t t, hwloc_obj_type_t type) {
 }
 
 // Every object of `outer` type holds the same number of `inner` objects; returns it.
-uint32_t uniform_inside(hwloc_topology_t t, hwloc_obj_type_t outer, hwloc_obj_type_t inner,
-                        const std::string& path) {
+uint32_t uniform_inside(hwloc_topology_t t, hwloc_obj_type_t outer, hwloc_obj_type_t inner, const std::string& path) {
     const uint32_t n_outer = count(t, outer);
     const uint32_t expect = count(t, inner) / n_outer;
     for (uint32_t i = 0; i < n_outer; ++i) {
@@ -85,26 +84,28 @@ std::string cost_sections(const Topology& topo, bool x86, bool amd) {
     out += fmt::format("line_occupancy = \"5 ns\"   {}\n", todo);
 
     out += "\n[cpu]\n";
-    for (const char* kv : {"irq_entry = \"250 ns\"", "irq_exit = \"150 ns\"", "eoi = \"40 ns\"",
-                           "context_switch = \"600 ns\"", "syscall = \"70 ns\"", "rdmsr = \"50 ns\"",
-                           "wrmsr = \"50 ns\"", "rdmsr_qm_ctr = \"200 ns\""}) {
+    for (const char* kv :
+         {"irq_entry = \"250 ns\"", "irq_exit = \"150 ns\"", "eoi = \"40 ns\"", "context_switch = \"600 ns\"",
+          "syscall = \"70 ns\"", "rdmsr = \"50 ns\"", "wrmsr = \"50 ns\"", "rdmsr_qm_ctr = \"200 ns\""}) {
         out += fmt::format("{}   {}\n", kv, todo);
     }
     if (topo.has_class(DistanceClass::smt)) out += fmt::format("smt_throughput_percent = 60   {}\n", todo);
 
     out += "\n# Idle states: copy them from /sys/devices/system/cpu/cpu0/cpuidle/state*/{name,latency,residency}.\n";
-    out += fmt::format("[[idle]]\nname = \"C1\"\nexit_latency = \"1 us\"   {}\ntarget_residency = \"2 us\"\npolling = false\n",
-                       todo);
+    out += fmt::format(
+        "[[idle]]\nname = \"C1\"\nexit_latency = \"1 us\"   {}\ntarget_residency = \"2 us\"\npolling = false\n", todo);
 
     out += "\n# Interrupt controller: check dmesg for \"Switched APIC routing to\" / GICv3.\n[intc]\n";
     if (x86) {
-        out += "kind = \"x2apic_cluster\"   # [A] TODO: check (x2apic_phys, x2apic_cluster, xapic_mmio)\n\n[intc.params]\n";
+        out +=
+            "kind = \"x2apic_cluster\"   # [A] TODO: check (x2apic_phys, x2apic_cluster, "
+            "xapic_mmio)\n\n[intc.params]\n";
         out += fmt::format("icr_write = \"40 ns\"   {}\n", todo);
         out += fmt::format("fence = \"{}\"   {}\n", amd ? "0 ns" : "20 ns", todo);
     } else {
         out += "kind = \"gicv3\"\n\n[intc.params]\n";
-        for (const char* kv : {"sgi1r_write = \"20 ns\"", "dsb_st = \"40 ns\"", "dsb_ishst = \"20 ns\"",
-                               "isb = \"10 ns\""}) {
+        for (const char* kv :
+             {"sgi1r_write = \"20 ns\"", "dsb_st = \"40 ns\"", "dsb_ishst = \"20 ns\"", "isb = \"10 ns\""}) {
             out += fmt::format("{}   {}\n", kv, todo);
         }
     }
@@ -125,7 +126,9 @@ std::string cost_sections(const Topology& topo, bool x86, bool amd) {
     out += fmt::format("refill_per_entry = \"20 ns\"   {}\n", todo);
     out += "pcid = true\nnr_dyn_asids = 6   # TLB_NR_DYN_ASIDS\n";
     if (x86) {
-        out += "invlpgb_count_max = 0   # TODO: (CPUID 0x80000008 EDX[15:0]) + 1 on AMD Zen 3+, then set invlpgb_issue and tlbsync\n";
+        out +=
+            "invlpgb_count_max = 0   # TODO: (CPUID 0x80000008 EDX[15:0]) + 1 on AMD Zen 3+, then set invlpgb_issue "
+            "and tlbsync\n";
         out += "rar_payloads = 0   # TODO: Intel RAR (Sapphire Rapids+): set the slot count and rar_per_payload\n";
     } else {
         out += fmt::format("tlbi_is = \"20 ns\"   {}\n", todo);
@@ -154,11 +157,11 @@ std::string import_hwloc_xml(const std::string& path) {
     s.packages = std::max(count(raw, HWLOC_OBJ_PACKAGE), 1U);
     uint32_t dies = std::max(count(raw, HWLOC_OBJ_DIE), s.packages);
     uint32_t l3 = count(raw, HWLOC_OBJ_L3CACHE);
-    if (l3 == 0) l3 = dies;  // no L3 objects: one L3 domain per die
+    if (l3 == 0) l3 = dies;            // no L3 objects: one L3 domain per die
     if (l3 < dies) dies = s.packages;  // an L3 spanning several dies (Sapphire Rapids): dies merge
     if (dies % s.packages != 0 || l3 % dies != 0 || cores % l3 != 0 || pus % cores != 0) {
-        fail(path, fmt::format("{} packages, {} dies, {} L3, {} cores, {} PUs do not nest evenly", s.packages,
-                               dies, l3, cores, pus));
+        fail(path, fmt::format("{} packages, {} dies, {} L3, {} cores, {} PUs do not nest evenly", s.packages, dies, l3,
+                               cores, pus));
     }
     if (count(raw, HWLOC_OBJ_PACKAGE) > 0) uniform_inside(raw, HWLOC_OBJ_PACKAGE, HWLOC_OBJ_PU, path);
     if (count(raw, HWLOC_OBJ_L3CACHE) > 0) uniform_inside(raw, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_CORE, path);
@@ -187,8 +190,8 @@ std::string import_hwloc_xml(const std::string& path) {
     for (uint32_t i = 0; i < pus; ++i) {
         const uint32_t core = i / s.threads_per_core;
         const uint32_t smt = i % s.threads_per_core;
-        const CpuId expect = s.cpu_numbering == CpuNumbering::smt_last ? smt * cores + core
-                                                                       : core * s.threads_per_core + smt;
+        const CpuId expect =
+            s.cpu_numbering == CpuNumbering::smt_last ? smt * cores + core : core * s.threads_per_core + smt;
         if (hwloc_get_obj_by_type(raw, HWLOC_OBJ_PU, i)->os_index != expect) ++renumbered;
     }
 
@@ -198,12 +201,15 @@ std::string import_hwloc_xml(const std::string& path) {
     std::string out;
     out += fmt::format("# Machine skeleton imported from {} by `ipisim machine import`.\n",
                        std::filesystem::path(path).filename().string());
-    out += "# The [topology] section comes from the XML. Every cost below is a placeholder marked\n"
-           "# \"[A] TODO: measure\": it loads and runs, but results mean nothing until each value is\n"
-           "# replaced by a measurement or a cited public figure (see /work/shared/CALIBRATION.md).\n";
+    out +=
+        "# The [topology] section comes from the XML. Every cost below is a placeholder marked\n"
+        "# \"[A] TODO: measure\": it loads and runs, but results mean nothing until each value is\n"
+        "# replaced by a measurement or a cited public figure (see /work/shared/CALIBRATION.md).\n";
     if (renumbered > 0) {
-        out += fmt::format("# NOTE: {} of {} CPUs of this host are numbered differently from cpu_numbering below;\n"
-                           "# the model renumbers them (topology counts are exact).\n", renumbered, pus);
+        out += fmt::format(
+            "# NOTE: {} of {} CPUs of this host are numbered differently from cpu_numbering below;\n"
+            "# the model renumbers them (topology counts are exact).\n",
+            renumbered, pus);
     }
     out += fmt::format("description = \"{}{}\"\n", model_name.empty() ? "imported machine" : model_name,
                        " (hwloc import, costs are placeholders)");

@@ -37,8 +37,8 @@ CoherenceSpec parse_coherence(config::Table t, const Topology& topo) {
     c.transfer = parse_distance_table(t, topo);
     c.transfer.at(DistanceClass::self) = c.l1_hit;
     const bool multi_package = topo.nr_packages() > 1;
-    c.remote_home_extra = multi_package ? t.duration("remote_home_extra")
-                                        : t.duration_or("remote_home_extra", sim::Picos::zero());
+    c.remote_home_extra =
+        multi_package ? t.duration("remote_home_extra") : t.duration_or("remote_home_extra", sim::Picos::zero());
     c.memory_local = t.duration("memory_local");
     c.memory_remote = multi_package ? t.duration("memory_remote") : t.duration_or("memory_remote", c.memory_local);
     c.line_occupancy = t.duration("line_occupancy");
@@ -95,8 +95,8 @@ IntcKind parse_intc_kind(config::Table& t) {
     if (kind == "x2apic_cluster") return IntcKind::x2apic_cluster;
     if (kind == "xapic_mmio") return IntcKind::xapic_mmio;
     if (kind == "gicv3") return IntcKind::gicv3;
-    t.fail("kind", fmt::format("unknown interrupt controller \"{}\" (x2apic_phys, x2apic_cluster, xapic_mmio, gicv3)",
-                               kind));
+    t.fail("kind",
+           fmt::format("unknown interrupt controller \"{}\" (x2apic_phys, x2apic_cluster, xapic_mmio, gicv3)", kind));
 }
 
 void parse_intc_params(config::Table p, IntcSpec& s) {
@@ -133,8 +133,8 @@ IntcSpec parse_intc(config::Table t, const Topology& topo, Arch arch) {
         uint64_t max_id = 0;
         for (const CpuInfo& c : topo.cpus()) max_id = std::max(max_id, c.hw_id);
         if (max_id > 0xFE) {
-            t.fail("kind", fmt::format("xAPIC ids are 8 bits (0xFF is broadcast); this topology needs APIC id {}",
-                                       max_id));
+            t.fail("kind",
+                   fmt::format("xAPIC ids are 8 bits (0xFF is broadcast); this topology needs APIC id {}", max_id));
         }
     }
     parse_intc_params(t.table("params"), s);
@@ -190,15 +190,21 @@ TlbSpec parse_tlb(config::Table t, Arch arch) {
 
 std::string_view to_string(IntcKind k) {
     switch (k) {
-        case IntcKind::x2apic_phys: return "x2apic_phys";
-        case IntcKind::x2apic_cluster: return "x2apic_cluster";
-        case IntcKind::xapic_mmio: return "xapic_mmio";
-        case IntcKind::gicv3: return "gicv3";
+        case IntcKind::x2apic_phys:
+            return "x2apic_phys";
+        case IntcKind::x2apic_cluster:
+            return "x2apic_cluster";
+        case IntcKind::xapic_mmio:
+            return "xapic_mmio";
+        case IntcKind::gicv3:
+            return "gicv3";
     }
     return "?";
 }
 
-config::Table MachineSpec::intc_params() const { return document.root().table("intc").table("params"); }
+config::Table MachineSpec::intc_params() const {
+    return document.root().table("intc").table("params");
+}
 
 MachineSpec load_machine(const config::Document& doc, const std::string& name) {
     MachineSpec m;
@@ -209,16 +215,24 @@ MachineSpec load_machine(const config::Document& doc, const std::string& name) {
     m.description = root.get<std::string>("description");
 
     const auto arch = root.get<std::string>("arch");
-    if (arch == "x86") m.arch = Arch::x86;
-    else if (arch == "arm64") m.arch = Arch::arm64;
-    else root.fail("arch", fmt::format("unknown arch \"{}\" (x86, arm64)", arch));
+    if (arch == "x86")
+        m.arch = Arch::x86;
+    else if (arch == "arm64")
+        m.arch = Arch::arm64;
+    else
+        root.fail("arch", fmt::format("unknown arch \"{}\" (x86, arm64)", arch));
 
     const auto vendor = root.get<std::string>("vendor");
-    if (vendor == "intel") m.vendor = Vendor::intel;
-    else if (vendor == "amd") m.vendor = Vendor::amd;
-    else if (vendor == "hisilicon") m.vendor = Vendor::hisilicon;
-    else if (vendor == "generic") m.vendor = Vendor::generic;
-    else root.fail("vendor", fmt::format("unknown vendor \"{}\" (intel, amd, hisilicon, generic)", vendor));
+    if (vendor == "intel")
+        m.vendor = Vendor::intel;
+    else if (vendor == "amd")
+        m.vendor = Vendor::amd;
+    else if (vendor == "hisilicon")
+        m.vendor = Vendor::hisilicon;
+    else if (vendor == "generic")
+        m.vendor = Vendor::generic;
+    else
+        root.fail("vendor", fmt::format("unknown vendor \"{}\" (intel, amd, hisilicon, generic)", vendor));
     if ((m.vendor == Vendor::intel || m.vendor == Vendor::amd) && m.arch != Arch::x86) {
         root.fail("vendor", "intel and amd machines are x86");
     }

@@ -31,15 +31,15 @@ private:
 
 // [coherence]: one-way cache-line transfer between CPUs (CAS ping-pong RTT/2).
 struct CoherenceSpec {
-    sim::Picos l1_hit;             // load hitting the own L1 (also the `self` transfer)
-    DistanceTable transfer;        // owner -> requester, by distance class
+    sim::Picos l1_hit;       // load hitting the own L1 (also the `self` transfer)
+    DistanceTable transfer;  // owner -> requester, by distance class
     // Extra one-way cost when the line's home node is in another package than the CPU that
     // owns it (Milan: 108 -> 200 ns same-socket; Skylake-SP: 112 writer-homed -> 176 ns
     // reader-homed cross-socket).
     sim::Picos remote_home_extra;
-    sim::Picos memory_local;       // line cached nowhere, home node in the requester's package
-    sim::Picos memory_remote;      // line cached nowhere, home node in another package
-    sim::Picos line_occupancy;     // time a line is busy per transaction (serializes requests)
+    sim::Picos memory_local;    // line cached nowhere, home node in the requester's package
+    sim::Picos memory_remote;   // line cached nowhere, home node in another package
+    sim::Picos line_occupancy;  // time a line is busy per transaction (serializes requests)
 };
 
 // [cpu]: costs of kernel-entry-level operations on one CPU.
@@ -93,18 +93,18 @@ struct IntcSpec {
 
 // [tlb]: per-CPU TLB geometry and invalidation costs.
 struct TlbSpec {
-    uint32_t entries = 0;         // entries per CPU (second-level TLB)
-    sim::Picos invlpg;            // one-page local flush (INVLPG / TLBI VALE1)
-    sim::Picos full_flush;        // CR3 reload (without refill)
-    sim::Picos invpcid_addr;      // INVPCID individual address (user PCID under PTI)
-    sim::Picos invpcid_all;       // INVPCID all-context
-    sim::Picos refill_per_entry;  // page walk per entry touched again after a flush
-    bool pcid = false;            // PCID (x86) / ASID (arm64) tagging
-    uint32_t nr_dyn_asids = 6;    // TLB_NR_DYN_ASIDS (x86 only; 0 on arm64)
+    uint32_t entries = 0;            // entries per CPU (second-level TLB)
+    sim::Picos invlpg;               // one-page local flush (INVLPG / TLBI VALE1)
+    sim::Picos full_flush;           // CR3 reload (without refill)
+    sim::Picos invpcid_addr;         // INVPCID individual address (user PCID under PTI)
+    sim::Picos invpcid_all;          // INVPCID all-context
+    sim::Picos refill_per_entry;     // page walk per entry touched again after a flush
+    bool pcid = false;               // PCID (x86) / ASID (arm64) tagging
+    uint32_t nr_dyn_asids = 6;       // TLB_NR_DYN_ASIDS (x86 only; 0 on arm64)
     uint32_t invlpgb_count_max = 0;  // 0: no INVLPGB
     sim::Picos invlpgb_issue;
     sim::Picos tlbsync;
-    uint32_t rar_payloads = 0;  // 0: no RAR
+    uint32_t rar_payloads = 0;   // 0: no RAR
     sim::Picos rar_per_payload;  // target microcode per processed payload
     sim::Picos tlbi_is;          // arm64: issue of one broadcast TLBI ...IS
     sim::Picos dsb_ish;          // arm64: DSB ISH waiting for broadcast TLBIs to complete

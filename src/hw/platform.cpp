@@ -29,6 +29,8 @@ Platform::Platform(sim::Engine& eng, const MachineSpec& spec)
 }
 
 // Coroutine frames may reference CPUs and memory: destroy them first.
-Platform::~Platform() { eng_.shutdown(); }
+Platform::~Platform() {
+    eng_.shutdown();
+}
 
 }  // namespace ipisim::hw

@@ -33,7 +33,8 @@ uint64_t make_hw_id(const TopologySpec& s, const CpuInfo& c) {
             id = (id << field_bits(s.threads_per_core)) | c.smt;
             return id;
         }
-        case HwIdScheme::mpidr_mt: return mpidr(c.die, l3_in_die, core_in_l3, c.smt);
+        case HwIdScheme::mpidr_mt:
+            return mpidr(c.die, l3_in_die, core_in_l3, c.smt);
         case HwIdScheme::mpidr_flat:
             return mpidr(c.package, die_in_pkg, l3_in_die, core_in_l3 * s.threads_per_core + c.smt);
     }
@@ -44,20 +45,27 @@ uint64_t make_hw_id(const TopologySpec& s, const CpuInfo& c) {
 // by the interrupt controller section).
 uint64_t max_mpidr_field(const TopologySpec& s) {
     if (s.hw_id == HwIdScheme::mpidr_mt) {
-        return std::max({uint64_t{s.packages} * s.dies_per_package, uint64_t{s.l3_per_die},
-                         uint64_t{s.cores_per_l3}, uint64_t{s.threads_per_core}}) - 1;
+        return std::max({uint64_t{s.packages} * s.dies_per_package, uint64_t{s.l3_per_die}, uint64_t{s.cores_per_l3},
+                         uint64_t{s.threads_per_core}}) -
+               1;
     }
     return std::max({uint64_t{s.packages}, uint64_t{s.dies_per_package}, uint64_t{s.l3_per_die},
-                     uint64_t{s.cores_per_l3} * s.threads_per_core}) - 1;
+                     uint64_t{s.cores_per_l3} * s.threads_per_core}) -
+           1;
 }
 
-const char* numbering_name(CpuNumbering n) { return n == CpuNumbering::smt_last ? "smt_last" : "smt_adjacent"; }
+const char* numbering_name(CpuNumbering n) {
+    return n == CpuNumbering::smt_last ? "smt_last" : "smt_adjacent";
+}
 
 const char* scheme_name(HwIdScheme h) {
     switch (h) {
-        case HwIdScheme::apic: return "apic";
-        case HwIdScheme::mpidr_mt: return "mpidr_mt";
-        case HwIdScheme::mpidr_flat: return "mpidr_flat";
+        case HwIdScheme::apic:
+            return "apic";
+        case HwIdScheme::mpidr_mt:
+            return "mpidr_mt";
+        case HwIdScheme::mpidr_flat:
+            return "mpidr_flat";
     }
     return "?";
 }
@@ -66,12 +74,18 @@ const char* scheme_name(HwIdScheme h) {
 
 std::string_view to_string(DistanceClass c) {
     switch (c) {
-        case DistanceClass::self: return "self";
-        case DistanceClass::smt: return "smt";
-        case DistanceClass::same_l3: return "same_l3";
-        case DistanceClass::same_die: return "same_die";
-        case DistanceClass::same_package: return "same_package";
-        case DistanceClass::cross_package: return "cross_package";
+        case DistanceClass::self:
+            return "self";
+        case DistanceClass::smt:
+            return "smt";
+        case DistanceClass::same_l3:
+            return "same_l3";
+        case DistanceClass::same_die:
+            return "same_die";
+        case DistanceClass::same_package:
+            return "same_package";
+        case DistanceClass::cross_package:
+            return "cross_package";
     }
     return "?";
 }
@@ -106,8 +120,8 @@ Topology::Topology(const TopologySpec& spec) : spec_(spec) {
             c.die = c.l3 / spec.l3_per_die;
             c.package = c.die / spec.dies_per_package;
             c.node = c.package * nodes_per_package + (c.l3 % l3_per_package) / l3_per_node;
-            c.cpu = spec.cpu_numbering == CpuNumbering::smt_last ? t * nr_cores_ + core
-                                                                 : core * spec.threads_per_core + t;
+            c.cpu =
+                spec.cpu_numbering == CpuNumbering::smt_last ? t * nr_cores_ + core : core * spec.threads_per_core + t;
             c.hw_id = make_hw_id(spec, c);
             cpus_[c.cpu] = c;
         }
@@ -126,20 +140,26 @@ uint32_t Topology::package_of_node(uint32_t node) const {
 
 bool Topology::has_class(DistanceClass c) const {
     switch (c) {
-        case DistanceClass::self: return true;
-        case DistanceClass::smt: return spec_.threads_per_core > 1;
-        case DistanceClass::same_l3: return spec_.cores_per_l3 > 1;
-        case DistanceClass::same_die: return spec_.l3_per_die > 1;
-        case DistanceClass::same_package: return spec_.dies_per_package > 1;
-        case DistanceClass::cross_package: return spec_.packages > 1;
+        case DistanceClass::self:
+            return true;
+        case DistanceClass::smt:
+            return spec_.threads_per_core > 1;
+        case DistanceClass::same_l3:
+            return spec_.cores_per_l3 > 1;
+        case DistanceClass::same_die:
+            return spec_.l3_per_die > 1;
+        case DistanceClass::same_package:
+            return spec_.dies_per_package > 1;
+        case DistanceClass::cross_package:
+            return spec_.packages > 1;
     }
     return false;
 }
 
 std::string Topology::summary() const {
-    return fmt::format("{} packages x {} dies x {} L3 x {} cores x {} threads = {} CPUs, {} NUMA nodes",
-                       spec_.packages, spec_.dies_per_package, spec_.l3_per_die, spec_.cores_per_l3,
-                       spec_.threads_per_core, nr_cpus(), spec_.numa_nodes);
+    return fmt::format("{} packages x {} dies x {} L3 x {} cores x {} threads = {} CPUs, {} NUMA nodes", spec_.packages,
+                       spec_.dies_per_package, spec_.l3_per_die, spec_.cores_per_l3, spec_.threads_per_core, nr_cpus(),
+                       spec_.numa_nodes);
 }
 
 TopologySpec parse_topology(config::Table t, bool is_x86) {
@@ -158,32 +178,39 @@ TopologySpec parse_topology(config::Table t, bool is_x86) {
     s.numa_nodes = count("numa_nodes", 1024);
 
     const auto numbering = t.get<std::string>("cpu_numbering");
-    if (numbering == "smt_last") s.cpu_numbering = CpuNumbering::smt_last;
-    else if (numbering == "smt_adjacent") s.cpu_numbering = CpuNumbering::smt_adjacent;
-    else t.fail("cpu_numbering", fmt::format("unknown numbering \"{}\" (smt_last, smt_adjacent)", numbering));
+    if (numbering == "smt_last")
+        s.cpu_numbering = CpuNumbering::smt_last;
+    else if (numbering == "smt_adjacent")
+        s.cpu_numbering = CpuNumbering::smt_adjacent;
+    else
+        t.fail("cpu_numbering", fmt::format("unknown numbering \"{}\" (smt_last, smt_adjacent)", numbering));
 
     const auto scheme = t.get<std::string>("hw_id");
-    if (scheme == "apic") s.hw_id = HwIdScheme::apic;
-    else if (scheme == "mpidr_mt") s.hw_id = HwIdScheme::mpidr_mt;
-    else if (scheme == "mpidr_flat") s.hw_id = HwIdScheme::mpidr_flat;
-    else t.fail("hw_id", fmt::format("unknown hw_id scheme \"{}\" (apic, mpidr_mt, mpidr_flat)", scheme));
+    if (scheme == "apic")
+        s.hw_id = HwIdScheme::apic;
+    else if (scheme == "mpidr_mt")
+        s.hw_id = HwIdScheme::mpidr_mt;
+    else if (scheme == "mpidr_flat")
+        s.hw_id = HwIdScheme::mpidr_flat;
+    else
+        t.fail("hw_id", fmt::format("unknown hw_id scheme \"{}\" (apic, mpidr_mt, mpidr_flat)", scheme));
     if (is_x86 != (s.hw_id == HwIdScheme::apic)) {
         t.fail("hw_id", is_x86 ? "x86 machines use \"apic\"" : "arm64 machines use \"mpidr_mt\" or \"mpidr_flat\"");
     }
     t.finish();
 
-    const uint64_t cpus = uint64_t{s.packages} * s.dies_per_package * s.l3_per_die * s.cores_per_l3 *
-                          s.threads_per_core;
+    const uint64_t cpus =
+        uint64_t{s.packages} * s.dies_per_package * s.l3_per_die * s.cores_per_l3 * s.threads_per_core;
     if (cpus > kMaxCpus) t.fail("threads_per_core", fmt::format("{} CPUs exceed the limit of {}", cpus, kMaxCpus));
     if (s.numa_nodes % s.packages != 0) {
-        t.fail("numa_nodes", fmt::format("{} nodes cannot be spread evenly over {} packages", s.numa_nodes,
-                                         s.packages));
+        t.fail("numa_nodes",
+               fmt::format("{} nodes cannot be spread evenly over {} packages", s.numa_nodes, s.packages));
     }
     const uint32_t l3_per_package = s.dies_per_package * s.l3_per_die;
     const uint32_t nodes_per_package = s.numa_nodes / s.packages;
     if (l3_per_package % nodes_per_package != 0) {
-        t.fail("numa_nodes", fmt::format("{} nodes per package do not divide its {} L3 domains", nodes_per_package,
-                                         l3_per_package));
+        t.fail("numa_nodes",
+               fmt::format("{} nodes per package do not divide its {} L3 domains", nodes_per_package, l3_per_package));
     }
     if (s.hw_id != HwIdScheme::apic && max_mpidr_field(s) > 255) {
         t.fail("hw_id", "an MPIDR affinity field would exceed 255 with this layout");

@@ -9,12 +9,10 @@
 namespace ipisim::report {
 
 struct ResultRow {
-    nlohmann::ordered_json params = nlohmann::ordered_json::object();  // every parameter
-    nlohmann::ordered_json metrics =
-        nlohmann::ordered_json::object();  // as the workload named them
-    nlohmann::ordered_json profile =
-        nlohmann::ordered_json::object();  // {"function (activity)": CPU-time share}
-    uint64_t fingerprint = 0;              // the engine's fingerprint
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();   // every parameter
+    nlohmann::ordered_json metrics = nlohmann::ordered_json::object();  // as the workload named them
+    nlohmann::ordered_json profile = nlohmann::ordered_json::object();  // {"function (activity)": CPU-time share}
+    uint64_t fingerprint = 0;                                           // the engine's fingerprint
     uint64_t events = 0;
     double simulated_seconds = 0;
 };

@@ -72,10 +72,8 @@ std::string results_csv(const ExperimentResults& results) {
     emit(header);
     for (const ResultRow& row : results.rows) {
         std::vector<std::string> fields;
-        for (const auto& p : params)
-            fields.push_back(row.params.contains(p) ? csv_value(row.params[p]) : "");
-        for (const auto& m : metrics)
-            fields.push_back(row.metrics.contains(m) ? csv_value(row.metrics[m]) : "");
+        for (const auto& p : params) fields.push_back(row.params.contains(p) ? csv_value(row.params[p]) : "");
+        for (const auto& m : metrics) fields.push_back(row.metrics.contains(m) ? csv_value(row.metrics[m]) : "");
         emit(fields);
     }
     return out;
@@ -85,8 +83,8 @@ void write_text_file(const std::filesystem::path& path, const std::string& text)
     std::error_code ec;
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
     if (ec)
-        throw std::runtime_error(fmt::format("{}: cannot create directory: {}",
-                                             path.parent_path().string(), ec.message()));
+        throw std::runtime_error(
+            fmt::format("{}: cannot create directory: {}", path.parent_path().string(), ec.message()));
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << text;
     out.close();

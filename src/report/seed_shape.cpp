@@ -68,8 +68,10 @@ std::string expand(const std::string& tmpl, const ResultRow& row) {
 std::string pivot(const SeedShape& s, const ExperimentResults& results, const Published& published) {
     std::vector<nlohmann::ordered_json> row_keys, col_keys;
     for (const ResultRow& r : results.rows) {
-        if (std::find(row_keys.begin(), row_keys.end(), r.params[s.rows]) == row_keys.end()) row_keys.push_back(r.params[s.rows]);
-        if (std::find(col_keys.begin(), col_keys.end(), r.params[s.columns]) == col_keys.end()) col_keys.push_back(r.params[s.columns]);
+        if (std::find(row_keys.begin(), row_keys.end(), r.params[s.rows]) == row_keys.end())
+            row_keys.push_back(r.params[s.rows]);
+        if (std::find(col_keys.begin(), col_keys.end(), r.params[s.columns]) == col_keys.end())
+            col_keys.push_back(r.params[s.columns]);
     }
     std::vector<std::string> header = {s.rows};
     for (const auto& c : col_keys) header.push_back(cell_text(c));

@@ -45,8 +45,7 @@ std::string constant_params(const ExperimentResults& results) {
     return out;
 }
 
-std::string error_text(const nlohmann::ordered_json& predicted,
-                       const nlohmann::ordered_json& published) {
+std::string error_text(const nlohmann::ordered_json& predicted, const nlohmann::ordered_json& published) {
     if (!predicted.is_number() || !published.is_number()) return "";
     auto err = relative_error(predicted.get<double>(), published.get<double>());
     return err ? fmt::format("{:+.1f}%", *err * 100) : "";
@@ -74,8 +73,7 @@ std::string render_summary(const ExperimentResults& results, const Published& pu
             const auto predicted = row.metrics.value(m, nlohmann::ordered_json());
             cells.push_back(cell_text(predicted));
             if (metrics.with_published.count(m) == 0) continue;
-            const auto pub = p != nullptr ? p->metrics.value(m, nlohmann::ordered_json())
-                                          : nlohmann::ordered_json();
+            const auto pub = p != nullptr ? p->metrics.value(m, nlohmann::ordered_json()) : nlohmann::ordered_json();
             cells.push_back(cell_text(pub));
             cells.push_back(error_text(predicted, pub));
         }

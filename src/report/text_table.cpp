@@ -42,8 +42,7 @@ std::string TextTable::render() const {
         for (size_t c = 0; c < cells.size(); ++c) {
             if (c > 0) out += "  ";
             bool right = !is_header && looks_numeric(cells[c]);
-            out += right ? fmt::format("{:>{}}", cells[c], width[c])
-                         : fmt::format("{:<{}}", cells[c], width[c]);
+            out += right ? fmt::format("{:>{}}", cells[c], width[c]) : fmt::format("{:<{}}", cells[c], width[c]);
         }
         while (!out.empty() && out.back() == ' ') out.pop_back();
         return out + "\n";

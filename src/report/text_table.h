@@ -8,14 +8,14 @@
 namespace ipisim::report {
 
 class TextTable {
-  public:
+public:
     explicit TextTable(std::vector<std::string> header);
 
     // Cells beyond the header's width are dropped; missing cells are blank.
     void add_row(std::vector<std::string> cells);
     [[nodiscard]] std::string render() const;
 
-  private:
+private:
     std::vector<std::string> header_;
     std::vector<std::vector<std::string>> rows_;
 };

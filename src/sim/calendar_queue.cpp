@@ -9,7 +9,9 @@ namespace {
 constexpr size_t kMinBuckets = 64;
 }
 
-CalendarQueue::CalendarQueue() { resize(kMinBuckets); }
+CalendarQueue::CalendarQueue() {
+    resize(kMinBuckets);
+}
 
 void CalendarQueue::anchor(uint64_t time) {
     // On the only event, or on one earlier than the window (possible after a peek moved the

@@ -13,7 +13,9 @@ IPISIM_INLINE uint64_t mix(uint64_t h, uint64_t time, uint32_t tag) {
 
 Engine::Engine() = default;
 
-Engine::~Engine() { shutdown(); }
+Engine::~Engine() {
+    shutdown();
+}
 
 void Engine::shutdown() {
     // Newest first: later processes may reference state of earlier ones.
@@ -27,9 +29,13 @@ Process& Engine::spawn(std::string name, Proc body) {
     return p;
 }
 
-void Engine::start_process(void* obj, uint32_t) { static_cast<Process*>(obj)->start(); }
+void Engine::start_process(void* obj, uint32_t) {
+    static_cast<Process*>(obj)->start();
+}
 
-void Engine::run() { run_until(Picos::max()); }
+void Engine::run() {
+    run_until(Picos::max());
+}
 
 void Engine::run_until(Picos limit) {
     stopped_ = false;

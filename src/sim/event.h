@@ -18,9 +18,9 @@ struct Event {
     uint64_t key;   // priority in the top 8 bits, insertion sequence below
     EventFn fn;
     void* obj;
-    uint32_t arg;   // typically an epoch, for lazy cancellation
-    uint32_t tag;   // deterministic identity of the target (process id, component id), hashed
-                    // into the fingerprint; never a pointer
+    uint32_t arg;  // typically an epoch, for lazy cancellation
+    uint32_t tag;  // deterministic identity of the target (process id, component id), hashed
+                   // into the fingerprint; never a pointer
 };
 
 IPISIM_INLINE bool before(const Event& a, const Event& b) {

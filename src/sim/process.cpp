@@ -16,7 +16,9 @@ Process::Process(Engine& engine, uint32_t id, std::string name, Proc::Handle roo
     top_ = root_;
 }
 
-Process::~Process() { destroy_frames(); }
+Process::~Process() {
+    destroy_frames();
+}
 
 void Process::destroy_frames() {
     detach_wait();

@@ -36,11 +36,17 @@ unsigned __int128 Rng::reject(unsigned __int128 m, uint64_t n) {
     return m;
 }
 
-double Rng::uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform01() {
+    return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
-bool Rng::bernoulli(double p) { return uniform01() < p; }
+bool Rng::bernoulli(double p) {
+    return uniform01() < p;
+}
 
-double Rng::exponential(double mean) { return -mean * std::log1p(-uniform01()); }
+double Rng::exponential(double mean) {
+    return -mean * std::log1p(-uniform01());
+}
 
 double Rng::normal(double mean, double stddev) {
     double u1 = uniform01();

@@ -87,6 +87,8 @@ struct Delay {
     }
 };
 
-inline Delay delay(Engine& eng, Picos d) { return Delay{eng, d}; }
+inline Delay delay(Engine& eng, Picos d) {
+    return Delay{eng, d};
+}
 
 }  // namespace ipisim::sim

@@ -29,7 +29,9 @@ public:
     [[nodiscard]] uint64_t count() const { return count_; }
     [[nodiscard]] Picos min() const { return Picos(count_ ? min_ : 0); }
     [[nodiscard]] Picos max() const { return Picos(max_); }
-    [[nodiscard]] double mean_ps() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0; }
+    [[nodiscard]] double mean_ps() const {
+        return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0;
+    }
     // q in [0, 1]; returns the upper edge of the bucket holding the q-quantile (exact at min/max).
     [[nodiscard]] Picos quantile(double q) const;
     void reset();

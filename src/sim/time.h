@@ -25,8 +25,14 @@ public:
 
     constexpr auto operator<=>(const Picos&) const = default;
 
-    constexpr Picos& operator+=(Picos o) { ps_ += o.ps_; return *this; }
-    constexpr Picos& operator-=(Picos o) { ps_ -= o.ps_; return *this; }
+    constexpr Picos& operator+=(Picos o) {
+        ps_ += o.ps_;
+        return *this;
+    }
+    constexpr Picos& operator-=(Picos o) {
+        ps_ -= o.ps_;
+        return *this;
+    }
     friend constexpr Picos operator+(Picos a, Picos b) { return Picos(a.ps_ + b.ps_); }
     // Saturates at zero: a span never goes negative.
     friend constexpr Picos operator-(Picos a, Picos b) { return Picos(a.ps_ > b.ps_ ? a.ps_ - b.ps_ : 0); }
@@ -81,12 +87,24 @@ private:
 };
 
 namespace literals {
-constexpr Picos operator""_ps(unsigned long long v) { return Picos(v); }
-constexpr Picos operator""_ns(unsigned long long v) { return Picos(v * 1'000ULL); }
-constexpr Picos operator""_us(unsigned long long v) { return Picos(v * 1'000'000ULL); }
-constexpr Picos operator""_ms(unsigned long long v) { return Picos(v * 1'000'000'000ULL); }
-constexpr Picos operator""_s(unsigned long long v) { return Picos(v * 1'000'000'000'000ULL); }
-constexpr Cycles operator""_cycles(unsigned long long v) { return Cycles(v); }
+constexpr Picos operator""_ps(unsigned long long v) {
+    return Picos(v);
+}
+constexpr Picos operator""_ns(unsigned long long v) {
+    return Picos(v * 1'000ULL);
+}
+constexpr Picos operator""_us(unsigned long long v) {
+    return Picos(v * 1'000'000ULL);
+}
+constexpr Picos operator""_ms(unsigned long long v) {
+    return Picos(v * 1'000'000'000ULL);
+}
+constexpr Picos operator""_s(unsigned long long v) {
+    return Picos(v * 1'000'000'000'000ULL);
+}
+constexpr Cycles operator""_cycles(unsigned long long v) {
+    return Cycles(v);
+}
 }  // namespace literals
 
 }  // namespace ipisim::sim

@@ -83,7 +83,9 @@ double median_us(std::vector<Picos> v) {
     return n % 2 == 1 ? v[n / 2].us() : (v[n / 2 - 1].us() + v[n / 2].us()) / 2;
 }
 
-double max_us(const std::vector<Picos>& v) { return std::max_element(v.begin(), v.end())->us(); }
+double max_us(const std::vector<Picos>& v) {
+    return std::max_element(v.begin(), v.end())->us();
+}
 
 // Picks round(fraction x candidates) CPUs (partial Fisher-Yates over the candidates).
 std::vector<bool> pick_busy(uint32_t nr_cpus, hw::CpuId opener, double fraction, sim::Rng rng) {
@@ -178,8 +180,7 @@ public:
             out.metrics["read_latency_us_median"] = median_us(read_lat);
             out.metrics["read_latency_us_max"] = max_us(read_lat);
         }
-        out.metrics["open_csd_spin_us_mean"] =
-            std::accumulate(spin.begin(), spin.end(), Picos{}).us() / opens;
+        out.metrics["open_csd_spin_us_mean"] = std::accumulate(spin.begin(), spin.end(), Picos{}).us() / opens;
         out.metrics["ipis_per_open"] = static_cast<double>(ss.ipis_single + ss.ipis_many) / opens;
         out.metrics["snapshots_per_open"] = static_cast<double>(as.snapshots) / opens;
         out.metrics["msleeps"] = as.msleeps;
@@ -190,8 +191,7 @@ public:
 };
 
 const sim::Registration<Workload, Cpuinfo> reg(
-    "workload", "cpuinfo",
-    "seed 004: repeated open+read of /proc/cpuinfo, pre-5.19 aperfmperf, serial_single vs many");
+    "workload", "cpuinfo", "seed 004: repeated open+read of /proc/cpuinfo, pre-5.19 aperfmperf, serial_single vs many");
 
 }  // namespace
 

@@ -49,13 +49,10 @@ public:
         // volatile int data0..data6 ____cacheline_aligned, homed on the sender's node.
         std::array<hw::SimVar*, 7> data{};
         for (size_t i = 0; i < data.size(); ++i) {
-            data[i] = &sys.platform->memory().new_aligned_var(fmt::format("data{}", i),
-                                                               sys.spec.topology.node_of(me));
+            data[i] = &sys.platform->memory().new_aligned_var(fmt::format("data{}", i), sys.spec.topology.node_of(me));
         }
         const sim::Cycles empty(kernel::costs::empty_function);
-        kernel::SmpCallFunc ipi_latency_func = [empty](hw::Cpu& c) -> sim::Task<> {
-            co_await c.compute_cycles(empty);
-        };
+        kernel::SmpCallFunc ipi_latency_func = [empty](hw::Cpu& c) -> sim::Task<> { co_await c.compute_cycles(empty); };
 
         sim::Picos total;
         // Per-target time summed over rounds, to report by distance class.
@@ -99,8 +96,7 @@ public:
 };
 
 const sim::Registration<Workload, IpiLatency> reg(
-    "workload", "ipi_latency",
-    "seed 002 module: rounds x smp_call_function_single(cpu, empty, wait=1) to every CPU");
+    "workload", "ipi_latency", "seed 002 module: rounds x smp_call_function_single(cpu, empty, wait=1) to every CPU");
 
 }  // namespace
 

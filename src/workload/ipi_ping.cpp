@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "sim/engine.h"
+#include "sim/registry.h"
 #include "sim/rng.h"
 #include "sim/signal.h"
 #include "workload/workload.h"
-#include "sim/registry.h"
 
 namespace ipisim::workload {
 
@@ -29,7 +29,9 @@ struct PingSystem {
     IpiPingParams p;
 };
 
-void deliver(void* obj, uint32_t) { static_cast<PingCpu*>(obj)->handler_wake.notify_all(); }
+void deliver(void* obj, uint32_t) {
+    static_cast<PingCpu*>(obj)->handler_wake.notify_all();
+}
 
 sim::Proc sender(PingSystem& s, uint32_t i) {
     PingCpu& me = *s.cpus[i];
@@ -101,8 +103,7 @@ public:
         RunResult out;
         out.metrics["sends"] = r.sends;
         out.metrics["handler_wakeups"] = r.wakeups;
-        out.metrics["sends_per_cpu_per_us"] =
-            static_cast<double>(r.sends) / p.cpus / r.simulated.us();
+        out.metrics["sends_per_cpu_per_us"] = static_cast<double>(r.sends) / p.cpus / r.simulated.us();
         out.metrics["events"] = r.events;
         out.fingerprint = r.fingerprint;
         out.events = r.events;
@@ -112,8 +113,7 @@ public:
 };
 
 const sim::Registration<Workload, IpiPingWorkload> reg(
-    "workload", "ipi_ping",
-    "engine demo: N CPUs compute a random time, then wake a random other CPU's handler");
+    "workload", "ipi_ping", "engine demo: N CPUs compute a random time, then wake a random other CPU's handler");
 
 }  // namespace
 

@@ -12,8 +12,8 @@ namespace ipisim::workload {
 
 struct IpiPingParams {
     uint32_t cpus = 2;
-    sim::Picos duration;      // simulated time to run
-    sim::Picos delay_min;     // compute between sends, uniform in [min, max]
+    sim::Picos duration;   // simulated time to run
+    sim::Picos delay_min;  // compute between sends, uniform in [min, max]
     sim::Picos delay_max;
     sim::Picos wake_latency;  // send -> handler wake-up
 };

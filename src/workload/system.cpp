@@ -18,7 +18,9 @@ System::System(const RunContext& ctx, const std::string& workload) {
     build();
 }
 
-System::System(hw::MachineSpec machine) : spec(std::move(machine)) { build(); }
+System::System(hw::MachineSpec machine) : spec(std::move(machine)) {
+    build();
+}
 
 void System::build() {
     platform = std::make_unique<hw::Platform>(eng, spec);

@@ -33,9 +33,9 @@ constexpr uint64_t kRegion = 1ULL << 20;  // MEMSIZE: 1 MiB
 bool is_flush_label(const std::string& n) {
     static const char* const names[] = {
         "flush_tlb_mm_range", "native_flush_tlb_multi", "smp_call_function_many_cond", "csd_lock_wait",
-        "flush_tlb_func", "__flush_smp_call_function_queue", "sysvec_call_function",
-        "sysvec_call_function_single", "default_send_IPI_mask_sequence_phys", "default_send_IPI_single_phys",
-        "apic_mem_wait_icr_idle", "__x2apic_send_IPI_mask", "x2apic_send_IPI", "gic_ipi_send_mask",
+        "flush_tlb_func", "__flush_smp_call_function_queue", "sysvec_call_function", "sysvec_call_function_single",
+        "default_send_IPI_mask_sequence_phys", "default_send_IPI_single_phys", "apic_mem_wait_icr_idle",
+        "__x2apic_send_IPI_mask", "x2apic_send_IPI", "gic_ipi_send_mask",
         // broadcast protocols (RAR, INVLPGB)
         "rar_tlb_flush", "smp_call_rar_many", "wait_for_action_done", "rar_microcode", "broadcast_tlb_flush",
         "finish_asid_transition", "invlpgb", "tlbsync"};
@@ -131,7 +131,8 @@ public:
         const kernel::mm::TlbFlushStats& fl1 = mm.flush_stats();
         const uint64_t handlers = fl1.flush_tlb_func - fl0.flush_tlb_func;
         const uint64_t coalesced = fl1.coalesced - fl0.coalesced;
-        out.metrics["coalesced_share"] = handlers ? static_cast<double>(coalesced) / static_cast<double>(handlers) : 0.0;
+        out.metrics["coalesced_share"] =
+            handlers ? static_cast<double>(coalesced) / static_cast<double>(handlers) : 0.0;
         out.metrics["lru_lock_rounds_per_loop"] =
             total ? static_cast<double>(mm.lru().stats().lock_rounds - lock0) / static_cast<double>(total) : 0.0;
         out.metrics["stale_tlb_hits"] = mm.stats().stale_tlb_hits;

@@ -69,9 +69,7 @@ TEST_P(BadConfig, is_rejected_with_its_expected_file_line_and_key) {
 }
 
 INSTANTIATE_TEST_SUITE_P(corpus, BadConfig, testing::ValuesIn(corpus_names()),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                             return info.param;
-                         });
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(BadConfigCorpus, every_expected_message_has_its_config) {
     for (const auto& entry : std::filesystem::directory_iterator(kCorpus)) {
@@ -83,8 +81,7 @@ TEST(BadConfigCorpus, every_expected_message_has_its_config) {
 }
 
 TEST(BadConfigCorpus, a_missing_file_is_named) {
-    EXPECT_EQ(rejection("no/such/experiment.toml", {}),
-              "no/such/experiment.toml: (file): no such file");
+    EXPECT_EQ(rejection("no/such/experiment.toml", {}), "no/such/experiment.toml: (file): no such file");
 }
 
 }  // namespace

@@ -50,11 +50,9 @@ TEST(Experiment, a_sweep_runs_the_cartesian_product_with_the_first_key_outermost
     ASSERT_EQ(r.rows.size(), 6U);
     std::vector<std::pair<int64_t, std::string>> points;
     for (const auto& row : r.rows)
-        points.emplace_back(row.params["cpus"].get<int64_t>(),
-                            row.params["delay"].get<std::string>());
-    EXPECT_EQ(points,
-              (std::vector<std::pair<int64_t, std::string>>{
-                  {2, "1 ns"}, {2, "2 ns"}, {2, "3 ns"}, {4, "1 ns"}, {4, "2 ns"}, {4, "3 ns"}}));
+        points.emplace_back(row.params["cpus"].get<int64_t>(), row.params["delay"].get<std::string>());
+    EXPECT_EQ(points, (std::vector<std::pair<int64_t, std::string>>{
+                          {2, "1 ns"}, {2, "2 ns"}, {2, "3 ns"}, {4, "1 ns"}, {4, "2 ns"}, {4, "3 ns"}}));
     EXPECT_EQ(r.rows[4].metrics["delay_ns"], 2.0);
     EXPECT_EQ(r.rows[4].params["label"], "x");  // parameters that are not swept are kept
 }
@@ -68,8 +66,7 @@ TEST(Experiment, the_same_seed_gives_the_same_fingerprint_and_another_seed_a_dif
 }
 
 TEST(Experiment, overrides_replace_params_and_sweeps) {
-    const report::ExperimentResults r =
-        run({"sweep.cpus=[16]", "params.label=y", "experiment.seed=9"});
+    const report::ExperimentResults r = run({"sweep.cpus=[16]", "params.label=y", "experiment.seed=9"});
     EXPECT_EQ(r.seed, 9U);
     ASSERT_EQ(r.rows.size(), 3U);
     EXPECT_EQ(r.rows[0].params["cpus"], 16);
@@ -77,8 +74,7 @@ TEST(Experiment, overrides_replace_params_and_sweeps) {
 }
 
 TEST(Experiment, the_written_config_reruns_to_the_same_fingerprint) {
-    const Experiment e =
-        load_experiment(kEcho, {"experiment.seed=11", "sweep.delay=[\"5 ns\", \"4 ns\"]"});
+    const Experiment e = load_experiment(kEcho, {"experiment.seed=11", "sweep.delay=[\"5 ns\", \"4 ns\"]"});
     const report::ExperimentResults first = run_experiment(e, RunOptions{});
     const auto dir = scratch("rerun");
     write_experiment_outputs(e, first, dir);
@@ -92,9 +88,8 @@ TEST(Experiment, the_written_config_reruns_to_the_same_fingerprint) {
 
 TEST(Experiment, a_missing_seed_is_written_as_the_default) {
     const auto dir = scratch("default_seed");
-    report::write_text_file(
-        dir / "e.toml",
-        "[experiment]\nname = \"e\"\nworkload = \"test_echo\"\n[params]\ncpus = 2\n");
+    report::write_text_file(dir / "e.toml",
+                            "[experiment]\nname = \"e\"\nworkload = \"test_echo\"\n[params]\ncpus = 2\n");
     const Experiment e = load_experiment((dir / "e.toml").string(), {});
     EXPECT_EQ(e.seed, 1U);
     EXPECT_NE(resolved_toml(e).find("seed = 1\n"), std::string::npos);
@@ -123,8 +118,7 @@ TEST(Experiment, results_files_hold_params_metrics_and_fingerprints) {
 
 TEST(Experiment, published_values_appear_beside_predictions_with_relative_error) {
     const Experiment e = load_experiment(kEcho, {});
-    const std::string summary =
-        report::render_summary(run_experiment(e, RunOptions{}), e.published);
+    const std::string summary = report::render_summary(run_experiment(e, RunOptions{}), e.published);
     EXPECT_NE(summary.find("params: label=x\n"), std::string::npos) << summary;
     EXPECT_NE(summary.find("published"), std::string::npos) << summary;
     // cpus=4, delay=2 ns predicts 2 ns against a published 2.5 ns: -20%.
@@ -149,8 +143,7 @@ TEST(Experiment, the_run_fingerprint_depends_on_every_row_and_their_order) {
 namespace ipisim::cli {
 namespace {
 
-std::string rejection_of(const std::vector<std::string>& overrides,
-                         const std::string& machines_dir) {
+std::string rejection_of(const std::vector<std::string>& overrides, const std::string& machines_dir) {
     try {
         RunOptions options;
         options.machines_dir = machines_dir;
@@ -162,9 +155,8 @@ std::string rejection_of(const std::vector<std::string>& overrides,
 }
 
 TEST(Experiment, a_machine_that_does_not_exist_is_named_where_it_was_set) {
-    EXPECT_EQ(
-        rejection_of({"experiment.machine=nope"}, "/no/machines"),
-        "--set: experiment.machine: no machine \"nope\" (/no/machines/nope.toml does not exist)");
+    EXPECT_EQ(rejection_of({"experiment.machine=nope"}, "/no/machines"),
+              "--set: experiment.machine: no machine \"nope\" (/no/machines/nope.toml does not exist)");
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ columns = "flush"
 value = "loops_per_sec"
 scale = 1000.0
 suffix = "k"
-)", "t.toml");
+)",
+                                                   "t.toml");
     config::Table root = doc.root();
     config::Table params = root.table("params");
     report::SeedShape shape = report::read_seed_shape(root.table("report"), params);
@@ -55,7 +56,8 @@ rounds = 1000
 [report]
 kind = "lines"
 line = "delta of {rounds}times:{total_ns}"
-)", "t.toml");
+)",
+                                                   "t.toml");
     config::Table root = doc.root();
     report::SeedShape shape = report::read_seed_shape(root.table("report"), root.table("params"));
     report::ExperimentResults res;

@@ -15,7 +15,7 @@ uint64_t splitmix(uint64_t x) {
 }
 
 class TestEcho : public Workload {
-  public:
+public:
     RunResult run(config::Table& params, const RunContext& ctx) override {
         RunResult r;
         const auto cpus = params.get<int64_t>("cpus");
@@ -25,15 +25,14 @@ class TestEcho : public Workload {
         r.metrics["cpus"] = cpus;
         r.metrics["delay_ns"] = delay.ns();
         if (!label.empty()) r.metrics["label"] = label;
-        r.fingerprint =
-            splitmix(ctx.seed ^ splitmix(static_cast<uint64_t>(cpus) ^ splitmix(delay.count())));
+        r.fingerprint = splitmix(ctx.seed ^ splitmix(static_cast<uint64_t>(cpus) ^ splitmix(delay.count())));
         r.events = static_cast<uint64_t>(cpus);
         return r;
     }
 };
 
-const sim::Registration<Workload, TestEcho> registration(
-    "workload", "test_echo", "test only: echoes cpus, delay and label into metrics");
+const sim::Registration<Workload, TestEcho> registration("workload", "test_echo",
+                                                         "test only: echoes cpus, delay and label into metrics");
 
 }  // namespace
 }  // namespace ipisim::workload

@@ -20,8 +20,7 @@ std::string error_of(F&& f) {
 }
 
 Document sample() {
-    return Document::parse("[params]\ncpus = 4\nratio = 0.5\ndelay = \"1 ns\"\nname = \"x\"\n",
-                           "e.toml");
+    return Document::parse("[params]\ncpus = 4\nratio = 0.5\ndelay = \"1 ns\"\nname = \"x\"\n", "e.toml");
 }
 
 TEST(Override, a_value_of_the_same_type_replaces_the_old_one) {
@@ -59,17 +58,14 @@ TEST(Override, a_value_of_another_type_is_rejected) {
 
 TEST(Override, an_assignment_without_equals_is_rejected) {
     Document doc = sample();
-    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus"); }),
-              "--set: params.cpus: expected key=value");
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus"); }), "--set: params.cpus: expected key=value");
     EXPECT_EQ(error_of([&] { doc.apply_override("=3"); }), "--set: =3: expected key=value");
-    EXPECT_EQ(error_of([&] { doc.apply_override("params..cpus=3"); }),
-              "--set: params..cpus: empty key component");
+    EXPECT_EQ(error_of([&] { doc.apply_override("params..cpus=3"); }), "--set: params..cpus: empty key component");
 }
 
 TEST(Override, a_path_through_a_value_is_rejected) {
     Document doc = sample();
-    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus.x=3"); }),
-              "--set: params.cpus.x: cpus is not a table");
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus.x=3"); }), "--set: params.cpus.x: cpus is not a table");
 }
 
 TEST(Override, an_unknown_key_it_adds_is_reported_by_finish_as_from_set) {

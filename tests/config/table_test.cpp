@@ -60,19 +60,15 @@ TEST(Table, unknown_keys_are_reported_in_file_order) {
 TEST(Table, a_value_of_the_wrong_type_names_both_types) {
     Document doc = Document::parse(kMachine, "m.toml");
     Table root = doc.root();
-    EXPECT_EQ(error_of([&] { root.get<int>("name"); }),
-              "m.toml:1: name: expected an integer, got a string");
-    EXPECT_EQ(error_of([&] { root.get<bool>("cores"); }),
-              "m.toml:2: cores: expected a boolean, got an integer");
-    EXPECT_EQ(error_of([&] { root.table("name"); }),
-              "m.toml:1: name: expected a table, got a string");
+    EXPECT_EQ(error_of([&] { root.get<int>("name"); }), "m.toml:1: name: expected an integer, got a string");
+    EXPECT_EQ(error_of([&] { root.get<bool>("cores"); }), "m.toml:2: cores: expected a boolean, got an integer");
+    EXPECT_EQ(error_of([&] { root.table("name"); }), "m.toml:1: name: expected a table, got a string");
 }
 
 TEST(Table, a_missing_required_key_names_the_table) {
     Document doc = Document::parse(kMachine, "m.toml");
     Table costs = doc.root().table("costs");
-    EXPECT_EQ(error_of([&] { costs.duration("c1_exit"); }),
-              "m.toml:5: costs.c1_exit: required key is missing");
+    EXPECT_EQ(error_of([&] { costs.duration("c1_exit"); }), "m.toml:5: costs.c1_exit: required key is missing");
 }
 
 TEST(Table, a_duration_without_its_unit_is_an_error) {
@@ -108,8 +104,7 @@ TEST(Table, a_syntax_error_names_its_line) {
 }
 
 TEST(Table, a_missing_file_is_named) {
-    EXPECT_EQ(error_of([] { Document::load("/no/such/file.toml"); }),
-              "/no/such/file.toml: (file): no such file");
+    EXPECT_EQ(error_of([] { Document::load("/no/such/file.toml"); }), "/no/such/file.toml: (file): no such file");
 }
 
 }  // namespace

@@ -40,8 +40,7 @@ TEST(Units, a_duration_without_a_unit_is_rejected) {
 }
 
 TEST(Units, an_unknown_duration_unit_is_rejected) {
-    EXPECT_EQ(duration_error("5 parsecs"),
-              "unknown duration unit \"parsecs\" (use ps, ns, us, ms or s)");
+    EXPECT_EQ(duration_error("5 parsecs"), "unknown duration unit \"parsecs\" (use ps, ns, us, ms or s)");
     EXPECT_EQ(duration_error("5 NS"), "unknown duration unit \"NS\" (use ps, ns, us, ms or s)");
 }
 

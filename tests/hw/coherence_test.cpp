@@ -38,11 +38,14 @@ void interrupt_at(sim::Engine& eng, Picos t, sim::Process& p, uint32_t vector) {
         uint32_t vector;
     };
     auto* ctx = new Ctx{&p, vector};  // lives until the event fires (tests run to completion)
-    eng.schedule_at(t, [](void* o, uint32_t) {
-        auto* c = static_cast<Ctx*>(o);
-        c->p->interrupt(sim::Interrupt{c->vector, 0});
-        delete c;
-    }, ctx, 0, 9999, sim::Priority::Urgent);
+    eng.schedule_at(
+        t,
+        [](void* o, uint32_t) {
+            auto* c = static_cast<Ctx*>(o);
+            c->p->interrupt(sim::Interrupt{c->vector, 0});
+            delete c;
+        },
+        ctx, 0, 9999, sim::Priority::Urgent);
 }
 
 std::vector<uint64_t> ns(const std::vector<Picos>& ts) {

@@ -27,11 +27,14 @@ void raise_at(sim::Engine& eng, Picos t, Cpu& cpu, uint32_t vector) {
         uint32_t vector;
     };
     auto* ctx = new Ctx{&cpu, vector};
-    eng.schedule_at(t, [](void* o, uint32_t) {
-        auto* c = static_cast<Ctx*>(o);
-        c->cpu->raise(sim::Interrupt{c->vector, 0});
-        delete c;
-    }, ctx, 0, 7777, sim::Priority::Urgent);
+    eng.schedule_at(
+        t,
+        [](void* o, uint32_t) {
+            auto* c = static_cast<Ctx*>(o);
+            c->cpu->raise(sim::Interrupt{c->vector, 0});
+            delete c;
+        },
+        ctx, 0, 7777, sim::Priority::Urgent);
 }
 
 // Handler that computes `t` (toy2: entry 200 + eoi 50 + handler + exit 100).

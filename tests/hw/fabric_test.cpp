@@ -35,7 +35,8 @@ struct FabricRig {
 
     explicit FabricRig(hw::MachineSpec s)
         : spec(std::move(s)), fabric(eng, spec, std::vector<hw::Cpu*>(spec.topology.nr_cpus(), nullptr)) {
-        fabric.set_rar_hook([this](hw::CpuId target, hw::CpuId sender) { log.emplace_back(eng.now(), target, sender); });
+        fabric.set_rar_hook(
+            [this](hw::CpuId target, hw::CpuId sender) { log.emplace_back(eng.now(), target, sender); });
     }
     void send(hw::CpuId sender, hw::CpuId target) { fabric.send(sender, target, 0xe0, DeliveryMode::rar); }
 };

@@ -35,7 +35,7 @@ hw::MachineSpec toy_machine(const std::string& name, const std::vector<std::stri
 // A toy machine with every CPU modeled, its interrupt controller, and a recording IPI handler.
 struct IntcRig {
     struct Entry {
-        sim::Picos at;       // handler body start
+        sim::Picos at;  // handler body start
         uint64_t sender = 0;
     };
 
@@ -103,7 +103,9 @@ struct IntcRig {
     }
 };
 
-std::vector<Picos> times(std::initializer_list<Picos> t) { return t; }
+std::vector<Picos> times(std::initializer_list<Picos> t) {
+    return t;
+}
 
 }  // namespace
 
@@ -183,7 +185,7 @@ TEST(Intc, x2apic_cluster_mode_writes_the_icr_once_per_16_cpu_cluster) {
     rig.sender(0, rig.mask({1, 2, 17, 18}));
     rig.others_busy();
     rig.eng.run();
-    EXPECT_EQ(rig.send_done[0], 250_ns);  // fence 50 + 2 writes
+    EXPECT_EQ(rig.send_done[0], 250_ns);               // fence 50 + 2 writes
     EXPECT_EQ(rig.entry_times(2), times({900_ns}));    // cluster 0 leaves at 150
     EXPECT_EQ(rig.entry_times(17), times({1500_ns}));  // cluster 1 leaves at 250, 1 us away
     EXPECT_EQ(rig.intc->stats().register_writes, 2u);
@@ -199,8 +201,7 @@ TEST(Intc, xapic_waits_for_its_own_icr_idle_between_targets) {
     // target 4: 5 polls till 700, writes -> 800
     EXPECT_EQ(rig.send_done[0], 800_ns);
     EXPECT_EQ(rig.intc->stats().icr_polls, 10u);
-    EXPECT_EQ(rig.cpus[0]->profile().time(hw::profile_label("apic_mem_wait_icr_idle"), hw::Activity::spin),
-              500_ns);
+    EXPECT_EQ(rig.cpus[0]->profile().time(hw::profile_label("apic_mem_wait_icr_idle"), hw::Activity::spin), 500_ns);
     EXPECT_EQ(rig.entry_times(2), times({900_ns}));
     EXPECT_EQ(rig.entry_times(3), times({1200_ns}));
     EXPECT_EQ(rig.entry_times(4), times({1550_ns}));

@@ -61,13 +61,16 @@ void probe_at(Rig& rig, Picos t, hw::Pcid pcid, uint64_t va, std::vector<std::ve
         std::vector<std::vector<bool>>* out;
     };
     auto* ctx = new Ctx{&rig, pcid, va, &out};
-    rig.eng.schedule_at(t, [](void* o, uint32_t) {
-        auto* c = static_cast<Ctx*>(o);
-        std::vector<bool> held;
-        for (auto& tlb : c->rig->tlbs) held.push_back(tlb->find(c->pcid, c->va) != nullptr);
-        c->out->push_back(held);
-        delete c;
-    }, ctx, 0, 4242, sim::Priority::Normal);
+    rig.eng.schedule_at(
+        t,
+        [](void* o, uint32_t) {
+            auto* c = static_cast<Ctx*>(o);
+            std::vector<bool> held;
+            for (auto& tlb : c->rig->tlbs) held.push_back(tlb->find(c->pcid, c->va) != nullptr);
+            c->out->push_back(held);
+            delete c;
+        },
+        ctx, 0, 4242, sim::Priority::Normal);
 }
 
 }  // namespace

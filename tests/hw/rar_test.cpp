@@ -46,7 +46,9 @@ struct Rig {
         }
         rar = std::make_unique<hw::Rar>(eng, spec, mem, cp, tp);
     }
-    void start(hw::CpuId c, sim::Proc body) { cpus[c]->set_running(&eng.spawn("cpu" + std::to_string(c), std::move(body))); }
+    void start(hw::CpuId c, sim::Proc body) {
+        cpus[c]->set_running(&eng.spawn("cpu" + std::to_string(c), std::move(body)));
+    }
 };
 
 RarPayload pages(hw::Pcid pcid, uint64_t va, uint8_t nr) {
@@ -83,8 +85,8 @@ TEST(Rar, a_delivery_processes_every_pending_payload_writes_success_and_invalida
     auto sender = [&]() -> sim::Proc {
         co_await rig.rar->write_payload(0, 0, pages(1, 5 * kPage, 2));  // uncached line: 100 ns
         co_await rig.rar->write_payload(0, 3, whole_pcid(2));           // 100 ns
-        co_await rig.rar->set_action_pending(0, 1, 0);  // CPU 1's line, owned by CPU 1: 50 ns
-        co_await rig.rar->set_action_pending(0, 1, 3);  // now exclusive to CPU 0: 1 ns
+        co_await rig.rar->set_action_pending(0, 1, 0);                  // CPU 1's line, owned by CPU 1: 50 ns
+        co_await rig.rar->set_action_pending(0, 1, 3);                  // now exclusive to CPU 0: 1 ns
         EXPECT_EQ(rig.eng.now(), 251_ns);
         EXPECT_EQ(rig.rar->peek_action(1, 0), hw::kRarPending);
         rig.rar->deliver(1, 0);
@@ -118,9 +120,8 @@ TEST(Rar, the_sender_sees_success_when_it_polls_its_slot) {
         co_await rig.rar->write_payload(0, 0, pages(1, 0, 1));
         co_await rig.rar->set_action_pending(0, 1, 0);
         rig.rar->deliver(1, 0);
-        const uint64_t w = co_await rig.mem.wait_until(0, rig.rar->action_word(1, 0), [](uint64_t v) {
-            return hw::Rar::action_byte(v, 0) != hw::kRarPending;
-        });
+        const uint64_t w = co_await rig.mem.wait_until(
+            0, rig.rar->action_word(1, 0), [](uint64_t v) { return hw::Rar::action_byte(v, 0) != hw::kRarPending; });
         EXPECT_EQ(hw::Rar::action_byte(w, 0), hw::kRarSuccess);
         EXPECT_EQ(co_await rig.rar->read_action(0, 1, 0), hw::kRarSuccess);
         seen = rig.eng.now();
@@ -204,7 +205,7 @@ TEST(Rar, an_idle_target_wakes_with_its_exit_latency_and_loses_no_compute_time) 
     };
     rig.start(0, sender());
     rig.eng.run_until(10_us);
-    EXPECT_EQ(cleared, 450_ns + 1_us);  // the busy timeline (no read_action), after the C1 exit
+    EXPECT_EQ(cleared, 450_ns + 1_us);    // the busy timeline (no read_action), after the C1 exit
     EXPECT_TRUE(rig.cpus[1]->in_idle());  // no interrupt: the idle loop never ran
     EXPECT_EQ(rig.cpus[1]->irqs_taken(), 0u);
 }

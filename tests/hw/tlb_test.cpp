@@ -22,7 +22,9 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
-hw::MachineSpec toy4() { return hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml"); }
+hw::MachineSpec toy4() {
+    return hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml");
+}
 
 }  // namespace
 

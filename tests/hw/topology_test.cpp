@@ -8,8 +8,8 @@
 namespace ipisim::hw {
 namespace {
 
-TopologySpec spec(uint32_t packages, uint32_t dies, uint32_t l3, uint32_t cores, uint32_t threads,
-                  uint32_t nodes, CpuNumbering numbering = CpuNumbering::smt_last) {
+TopologySpec spec(uint32_t packages, uint32_t dies, uint32_t l3, uint32_t cores, uint32_t threads, uint32_t nodes,
+                  CpuNumbering numbering = CpuNumbering::smt_last) {
     TopologySpec s;
     s.packages = packages;
     s.dies_per_package = dies;
@@ -94,9 +94,9 @@ TEST(Topology, apic_ids_pack_bit_fields_so_x2apic_clusters_hold_16_ids) {
     EXPECT_EQ(t.hw_id(0), 0U);
     EXPECT_EQ(t.hw_id(128), 1U);  // sibling of core 0 (smt_last)
     EXPECT_EQ(t.hw_id(1), 2U);
-    EXPECT_EQ(t.hw_id(4), 8U);       // first core of the second CCX
-    EXPECT_EQ(t.hw_id(8), 16U);      // first core of the second CCD: next x2APIC cluster
-    EXPECT_EQ(t.hw_id(64), 128U);    // first core of package 1
+    EXPECT_EQ(t.hw_id(4), 8U);     // first core of the second CCX
+    EXPECT_EQ(t.hw_id(8), 16U);    // first core of the second CCD: next x2APIC cluster
+    EXPECT_EQ(t.hw_id(64), 128U);  // first core of package 1
     EXPECT_EQ(t.hw_id(255), 255U);
 }
 
@@ -115,9 +115,9 @@ TEST(Topology, mpidr_flat_puts_cluster_cpus_in_aff0) {
     TopologySpec s = spec(2, 1, 2, 4, 2, 2, CpuNumbering::smt_adjacent);
     s.hw_id = HwIdScheme::mpidr_flat;
     const Topology t(s);
-    EXPECT_EQ(t.hw_id(7), 7U);                   // cluster 0, core 3, thread 1
-    EXPECT_EQ(t.hw_id(8), 1ULL << 8);            // cluster 1 -> Aff1
-    EXPECT_EQ(t.hw_id(16), 1ULL << 32);          // package 1 -> Aff3
+    EXPECT_EQ(t.hw_id(7), 7U);           // cluster 0, core 3, thread 1
+    EXPECT_EQ(t.hw_id(8), 1ULL << 8);    // cluster 1 -> Aff1
+    EXPECT_EQ(t.hw_id(16), 1ULL << 32);  // package 1 -> Aff3
 }
 
 TEST(Topology, the_constructor_rejects_an_empty_or_unevenly_divided_layout) {

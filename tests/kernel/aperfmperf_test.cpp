@@ -11,10 +11,10 @@
 #include <string>
 
 #include "hw/platform.h"
-#include "support/kernel_world.h"
 #include "kernel/aperfmperf/aperfmperf.h"
 #include "kernel/aperfmperf/msleep.h"
 #include "kernel/kernel.h"
+#include "support/kernel_world.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -58,8 +58,8 @@ struct World : test::KernelWorld {
 
 // A world whose CPU 0 opens at `start` with the given variant and busy CPUs; `d` receives the
 // prepare_all latency.
-std::unique_ptr<World> open_once(const std::string& machine, FreqPrepareVariant v,
-                                 const std::vector<hw::CpuId>& busy, Picos start, Picos& d) {
+std::unique_ptr<World> open_once(const std::string& machine, FreqPrepareVariant v, const std::vector<hw::CpuId>& busy,
+                                 Picos start, Picos& d) {
     auto w = std::make_unique<World>(machine);
     w->amp->set_variant(v);
     for (hw::CpuId c : busy) w->busy(c);
@@ -80,7 +80,7 @@ TEST(Aperfmperf, a_fresh_sample_causes_no_ipi) {
     uint32_t khz = 0;
     w.open_at(20_ms, [&](Cpu& cpu) -> sim::Task<> {
         co_await w.amp->arch_freq_prepare_all(cpu);  // 20 ms old: one async IPI to CPU 1
-        co_await cpu.compute(100_us);                 // CPU 1 refreshed its sample meanwhile
+        co_await cpu.compute(100_us);                // CPU 1 refreshed its sample meanwhile
         co_await w.amp->arch_freq_prepare_all(cpu);
         khz = co_await w.amp->aperfmperf_get_khz(cpu, 1);
     });

@@ -15,17 +15,19 @@ using kernel::InvlpgbFlush;
 using kernel::mm::MmStruct;
 using kernel::mm::PAGE_SHIFT;
 using kernel::mm::PAGE_SIZE;
-using sim::Picos;
-using mmtest::MmWorld;
 using mmtest::flush_page;
 using mmtest::kVa;
+using mmtest::MmWorld;
 using mmtest::start_cpus;
+using sim::Picos;
 
 namespace {
 
 constexpr hw::Pcid kGlobalPcid = 7;  // kern_pcid(6), the first global ASID
 
-InvlpgbFlush& proto(MmWorld& w) { return dynamic_cast<InvlpgbFlush&>(w.mm->protocol()); }
+InvlpgbFlush& proto(MmWorld& w) {
+    return dynamic_cast<InvlpgbFlush&>(w.mm->protocol());
+}
 
 struct TransitionTrace {
     uint64_t global_asid_after_first = 0;
@@ -71,7 +73,8 @@ TransitionTrace run_transition(MmWorld& w) {
         t.fourth = cpu.now() - t0;
         for (hw::CpuId c = 1; c < 8; ++c) t.remote_irqs_during_fourth += w.cpu(c).irqs_taken();
         t.remote_irqs_during_fourth -= irqs;
-        for (hw::CpuId c = 0; c < 8; ++c) t.cpus_holding_page_after_fourth += w.mm->tlb(c).find(kGlobalPcid, kVa) != nullptr;
+        for (hw::CpuId c = 0; c < 8; ++c)
+            t.cpus_holding_page_after_fourth += w.mm->tlb(c).find(kGlobalPcid, kVa) != nullptr;
         w.eng.stop();
     });
     w.k->boot();
@@ -140,7 +143,7 @@ TEST(InvlpgbProtocol, three_active_cpus_get_no_global_asid_and_a_fourth_gets_one
         co_await flush_page(w, cpu, mm);  // jiffy 8: 3 active CPUs (0, 1, 2) -> none
         considered_three = p.stats().considered;
         asid_three = mm.global_asid->peek();
-        co_await cpu.compute(20_us);  // CPU 3 joins meanwhile
+        co_await cpu.compute(20_us);      // CPU 3 joins meanwhile
         co_await flush_page(w, cpu, mm);  // still jiffy 8: 4 active CPUs -> one
         w.eng.stop();
     });
@@ -192,7 +195,7 @@ TEST(InvlpgbProtocol, the_first_allocation_resets_the_asid_space_with_a_flush_un
     EXPECT_EQ(asids.last_global_asid(), 7u);
     EXPECT_EQ(asids.global_asid_available(), kernel::MAX_ASID_AVAILABLE - 6 - 1 - 2);
     for (hw::CpuId c = 0; c < 8; ++c) {
-        EXPECT_EQ(w.mm->tlb(c).find(3, kVa), nullptr) << "cpu " << c;         // non-global: gone
+        EXPECT_EQ(w.mm->tlb(c).find(3, kVa), nullptr) << "cpu " << c;              // non-global: gone
         EXPECT_NE(w.mm->tlb(c).find(3, kVa + PAGE_SIZE), nullptr) << "cpu " << c;  // global: kept
     }
 }
@@ -209,11 +212,11 @@ TEST(InvlpgbProtocol, freed_global_asids_are_reused_only_after_the_wrap_around_r
             co_await asids.use_global_asid(cpu, *mms[i]);
             got.push_back(mms[i]->global_asid->peek());
         }
-        co_await asids.mm_free_global_asid(cpu, *mms[0]);   // 6 freed, not reusable yet
-        co_await asids.use_global_asid(cpu, *mms[3]);       // 9: above the cursor
+        co_await asids.mm_free_global_asid(cpu, *mms[0]);  // 6 freed, not reusable yet
+        co_await asids.use_global_asid(cpu, *mms[3]);      // 9: above the cursor
         got.push_back(mms[3]->global_asid->peek());
-        co_await asids.mm_free_global_asid(cpu, *mms[1]);   // 7 freed
-        co_await asids.use_global_asid(cpu, *mms[4]);       // cursor at the top: reset, then 6
+        co_await asids.mm_free_global_asid(cpu, *mms[1]);  // 7 freed
+        co_await asids.use_global_asid(cpu, *mms[4]);      // cursor at the top: reset, then 6
         got.push_back(mms[4]->global_asid->peek());
     });
     w.k->boot();

@@ -63,7 +63,7 @@ TEST(Mm, a_write_fault_maps_a_new_page_and_madvise_frees_it_after_the_flush) {
         EXPECT_EQ(w.mm->lru().batch_size(0), 1u);
         co_await w.mm->do_madvise_dontneed(cpu, m, addr, PAGE_SIZE);
         EXPECT_EQ(w.mm->tlb(0).find(w.mm->loaded_pcid(0), addr), nullptr);
-        EXPECT_EQ(w.mm->lru().batch_size(0), 0u);  // drained, then freed from the LRU
+        EXPECT_EQ(w.mm->lru().batch_size(0), 0u);         // drained, then freed from the LRU
         co_await w.mm->user_access(cpu, m, addr, false);  // the zero page
         EXPECT_EQ(m.ptes.at(addr >> 12), &w.mm->zero_folio());
         w.eng.stop();
@@ -90,9 +90,9 @@ TEST(Mm, without_the_drain_fifteen_folios_move_to_the_lru_in_one_lock_round) {
             co_await w.mm->do_madvise_dontneed(cpu, m, addr + i * PAGE_SIZE, PAGE_SIZE);
         }
         EXPECT_EQ(w.mm->lru().stats().lock_rounds, 0u);
-        EXPECT_EQ(w.mm->stats().pages_freed, 0u);  // the batch still holds a reference
+        EXPECT_EQ(w.mm->stats().pages_freed, 0u);                         // the batch still holds a reference
         co_await w.mm->user_access(cpu, m, addr + 14 * PAGE_SIZE, true);  // 15th: the batch moves
-        EXPECT_EQ(w.mm->lru().stats().lock_rounds, 2u);  // add 15, release the 14 zapped
+        EXPECT_EQ(w.mm->lru().stats().lock_rounds, 2u);                   // add 15, release the 14 zapped
         EXPECT_EQ(w.mm->stats().pages_freed, 14u);
         w.eng.stop();
     });

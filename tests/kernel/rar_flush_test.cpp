@@ -15,9 +15,9 @@
 
 #include "config/table.h"
 #include "kernel/tlbflush/rar_flush.h"
+#include "mm_world.h"
 #include "sim/registry.h"
 #include "workload/workload.h"
-#include "mm_world.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -26,9 +26,9 @@ using kernel::RarFlush;
 using kernel::mm::MmStruct;
 using kernel::mm::PAGE_SHIFT;
 using kernel::mm::PAGE_SIZE;
-using mmtest::MmWorld;
 using mmtest::flush_page;
 using mmtest::kVa;
+using mmtest::MmWorld;
 using mmtest::start_cpus;
 using sim::Picos;
 
@@ -36,7 +36,9 @@ namespace {
 
 constexpr hw::Pcid kGlobalPcid = 7;  // kern_pcid(6), the first global ASID
 
-RarFlush& proto(MmWorld& w) { return dynamic_cast<RarFlush&>(w.mm->protocol()); }
+RarFlush& proto(MmWorld& w) {
+    return dynamic_cast<RarFlush&>(w.mm->protocol());
+}
 
 struct ShootdownTrace {
     uint64_t global_asid = 0;
@@ -88,7 +90,8 @@ ShootdownTrace run_shootdown(MmWorld& w) {
         t.rar_ipis_during_fourth = p.rar().stats().ipis - ipis0;
         for (hw::CpuId c = 1; c < 4; ++c) t.remote_irqs_during_fourth += w.cpu(c).irqs_taken();
         t.remote_irqs_during_fourth -= irqs;
-        for (hw::CpuId c = 0; c < 4; ++c) t.cpus_holding_page_after_fourth += w.mm->tlb(c).find(kGlobalPcid, kVa) != nullptr;
+        for (hw::CpuId c = 0; c < 4; ++c)
+            t.cpus_holding_page_after_fourth += w.mm->tlb(c).find(kGlobalPcid, kVa) != nullptr;
         w.eng.stop();
     });
     w.k->boot();
@@ -193,10 +196,10 @@ TEST(RarFlush, both_variants_complete_every_request_under_concurrent_flushes_wit
 
 TEST(RarFlush, the_tlb_flush2_workload_on_toy4_has_no_stale_tlb_hits_with_either_rar_protocol) {
     for (const char* protocol : {"rar-naive", "rar-optimized"}) {
-        config::Document doc = config::Document::parse(
-            std::string("threads = 4\nflush = \"") + protocol +
-                "\"\nlru_add_drain = false\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n",
-            "test.toml");
+        config::Document doc =
+            config::Document::parse(std::string("threads = 4\nflush = \"") + protocol +
+                                        "\"\nlru_add_drain = false\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n",
+                                    "test.toml");
         config::Table params = doc.root();
         workload::RunContext ctx;
         ctx.seed = 1;

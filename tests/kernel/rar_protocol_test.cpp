@@ -103,7 +103,6 @@ TEST(RarProtocol, a_naive_flush_to_three_targets_is_the_sum_of_its_steps) {
     EXPECT_EQ(w.plat->cpu(1).irqs_taken(), 0u);  // microcode, no kernel handler
 }
 
-
 namespace {
 
 struct StormResult {
@@ -165,11 +164,12 @@ TEST(RarProtocol, optimized_sends_fewer_rar_ipis_than_naive_when_every_cpu_flush
     EXPECT_GT(opt.stats.claims_lost, 0u);
     // Every request was served: by our own IPI (a claim) or by another sender's.
     EXPECT_EQ(opt.stats.ipis, opt.stats.claims);
-    std::printf("[ rar storm ] naive: %lu RAR IPIs; optimized: %lu RAR IPIs, %lu lost claims, %lu loop-backs, "
-                "%lu unprocessed waits\n",
-                static_cast<unsigned long>(naive.stats.ipis), static_cast<unsigned long>(opt.stats.ipis),
-                static_cast<unsigned long>(opt.stats.claims_lost), static_cast<unsigned long>(opt.stats.loop_backs),
-                static_cast<unsigned long>(opt.stats.unprocessed));
+    std::printf(
+        "[ rar storm ] naive: %lu RAR IPIs; optimized: %lu RAR IPIs, %lu lost claims, %lu loop-backs, "
+        "%lu unprocessed waits\n",
+        static_cast<unsigned long>(naive.stats.ipis), static_cast<unsigned long>(opt.stats.ipis),
+        static_cast<unsigned long>(opt.stats.claims_lost), static_cast<unsigned long>(opt.stats.loop_backs),
+        static_cast<unsigned long>(opt.stats.unprocessed));
 }
 
 TEST(RarProtocol, two_senders_whose_cpus_share_a_payload_slot_serialize_on_its_lock) {

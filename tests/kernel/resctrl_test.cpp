@@ -4,9 +4,9 @@
 #include <string>
 
 #include "hw/platform.h"
-#include "support/kernel_world.h"
 #include "kernel/kernel.h"
 #include "kernel/resctrl/resctrl.h"
+#include "support/kernel_world.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "hw/platform.h"
-#include "support/kernel_world.h"
 #include "kernel/costs.h"
 #include "kernel/kernel.h"
 #include "kernel/sched/completion.h"
 #include "kernel/sched/sched.h"
+#include "support/kernel_world.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -24,9 +24,7 @@ namespace {
 
 struct World : test::KernelWorld {
     std::unique_ptr<kernel::Sched> sched;
-    explicit World(const std::string& machine) : KernelWorld(machine) {
-        sched = std::make_unique<kernel::Sched>(*k);
-    }
+    explicit World(const std::string& machine) : KernelWorld(machine) { sched = std::make_unique<kernel::Sched>(*k); }
     ~World() override {
         eng.shutdown();
         sched.reset();
@@ -80,9 +78,8 @@ TEST(Sched, an_interrupt_preempts_a_thread_which_keeps_its_state) {
     });
     w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
         co_await cpu.compute(2_us);
-        co_await w.k->smp().smp_call_function_single(cpu, 1, [](Cpu& c) -> sim::Task<> {
-            co_await c.compute(100_ns);
-        }, true);
+        co_await w.k->smp().smp_call_function_single(
+            cpu, 1, [](Cpu& c) -> sim::Task<> { co_await c.compute(100_ns); }, true);
     });
     w.k->boot();
     w.eng.run_until(1_ms);

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "hw/platform.h"
-#include "support/kernel_world.h"
-#include "kernel/kernel.h"
 #include "kernel/costs.h"
+#include "kernel/kernel.h"
+#include "support/kernel_world.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;

@@ -17,15 +17,13 @@ using hw::Cpu;
 using kernel::mm::MmStruct;
 using kernel::mm::PAGE_SHIFT;
 using kernel::mm::PAGE_SIZE;
-using sim::Picos;
-using mmtest::MmWorld;
 using mmtest::flush_page;
 using mmtest::kVa;
+using mmtest::MmWorld;
 using mmtest::start_cpus;
+using sim::Picos;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(Tlbflush, a_one_page_shootdown_to_one_busy_cpu_takes_the_sum_of_its_steps) {
     MmWorld w("toy4");

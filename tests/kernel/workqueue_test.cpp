@@ -4,10 +4,10 @@
 #include <string>
 
 #include "hw/platform.h"
-#include "support/kernel_world.h"
 #include "kernel/kernel.h"
 #include "kernel/sched/sched.h"
 #include "kernel/workqueue/workqueue.h"
+#include "support/kernel_world.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -62,11 +62,14 @@ TEST(Workqueue, smp_call_on_cpu_to_the_callers_own_cpu_goes_through_the_kworker_
     int ret = -1;
     Thread& caller = w.sched->spawn("caller", 0, [&](Cpu& cpu, Thread&) -> sim::Task<> {
         co_await cpu.compute(10_us);
-        ret = co_await w.wq->smp_call_on_cpu(cpu, 0, [&](Cpu& c) -> sim::Task<int> {
-            ran_on = c.id();
-            runner = w.sched->current(c.id());
-            co_return 7;
-        }, false);
+        ret = co_await w.wq->smp_call_on_cpu(
+            cpu, 0,
+            [&](Cpu& c) -> sim::Task<int> {
+                ran_on = c.id();
+                runner = w.sched->current(c.id());
+                co_return 7;
+            },
+            false);
     });
     w.k->boot();
     w.eng.run_until(1_ms);
@@ -89,11 +92,14 @@ TEST(Workqueue, smp_call_on_cpu_to_another_cpu_sleeps_the_caller) {
     hw::CpuId ran_on = 99;
     Thread& caller = w.sched->spawn("caller", 0, [&](Cpu& cpu, Thread&) -> sim::Task<> {
         co_await cpu.compute(10_us);
-        co_await w.wq->smp_call_on_cpu(cpu, 1, [&](Cpu& c) -> sim::Task<int> {
-            ran_on = c.id();
-            co_await c.compute(5_us);
-            co_return 0;
-        }, false);
+        co_await w.wq->smp_call_on_cpu(
+            cpu, 1,
+            [&](Cpu& c) -> sim::Task<int> {
+                ran_on = c.id();
+                co_await c.compute(5_us);
+                co_return 0;
+            },
+            false);
     });
     w.k->boot();
     w.eng.run_until(1_ms);

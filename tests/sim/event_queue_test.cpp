@@ -76,8 +76,8 @@ TEST(EventQueue, matches_a_reference_heap_under_random_interleaved_pushes_and_po
 TEST(EventQueue, an_event_pushed_after_a_peek_moved_the_window_still_comes_first) {
     CalendarQueue q;
     q.push(ev(1'000'000, Priority::Normal, 0, 1));
-    EXPECT_EQ(q.peek_time(), 1'000'000u);  // the window moves to t=1us
-    q.push(ev(10, Priority::Normal, 1, 2));   // earlier than the window
+    EXPECT_EQ(q.peek_time(), 1'000'000u);    // the window moves to t=1us
+    q.push(ev(10, Priority::Normal, 1, 2));  // earlier than the window
     EXPECT_EQ(q.pop().tag, 2u);
     EXPECT_EQ(q.pop().tag, 1u);
 }

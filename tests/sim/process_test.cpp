@@ -16,7 +16,9 @@ namespace {
 
 struct Log {
     std::vector<std::string> lines;
-    void add(Engine& e, const std::string& what) { lines.push_back(std::to_string(e.now().count() / 1000) + "ns " + what); }
+    void add(Engine& e, const std::string& what) {
+        lines.push_back(std::to_string(e.now().count() / 1000) + "ns " + what);
+    }
 };
 
 void interrupt_at(Engine& eng, Picos t, Process& p, uint32_t vector) {
@@ -26,11 +28,14 @@ void interrupt_at(Engine& eng, Picos t, Process& p, uint32_t vector) {
     };
     // The context lives until the event fires (tests run the engine to completion).
     auto* ctx = new Ctx{&p, vector};
-    eng.schedule_at(t, [](void* o, uint32_t) {
-        auto* c = static_cast<Ctx*>(o);
-        c->p->interrupt(Interrupt{c->vector, 0});
-        delete c;
-    }, ctx, 0, 9999, Priority::Urgent);
+    eng.schedule_at(
+        t,
+        [](void* o, uint32_t) {
+            auto* c = static_cast<Ctx*>(o);
+            c->p->interrupt(Interrupt{c->vector, 0});
+            delete c;
+        },
+        ctx, 0, 9999, Priority::Urgent);
 }
 
 }  // namespace
@@ -225,8 +230,8 @@ TEST(Process, nested_interrupts_preempt_a_handler_that_left_interrupts_enabled) 
     interrupt_at(eng, 100_ns, p, 1);
     interrupt_at(eng, 150_ns, p, 2);
     eng.run();
-    EXPECT_EQ(log.lines, (std::vector<std::string>{"100ns enter 1", "150ns enter 2", "200ns exit 2",
-                                                   "350ns exit 1", "350ns thread"}));
+    EXPECT_EQ(log.lines, (std::vector<std::string>{"100ns enter 1", "150ns enter 2", "200ns exit 2", "350ns exit 1",
+                                                   "350ns thread"}));
 }
 
 TEST(Process, a_handler_that_masks_interrupts_sees_the_nested_one_after_unmasking) {

@@ -30,7 +30,9 @@ std::string params(const std::string& variant, const std::string& gap, double bu
            "\nidle_state = \"C1\"\nopens = 3\ngap = \"" + gap + "\"\n";
 }
 
-double metric(const workload::RunResult& r, const char* name) { return r.metrics.at(name).get<double>(); }
+double metric(const workload::RunResult& r, const char* name) {
+    return r.metrics.at(name).get<double>();
+}
 
 }  // namespace
 

@@ -56,7 +56,8 @@ TEST(TlbFlush2, threads_share_one_mm_and_shoot_down_while_processes_flush_locall
 
 TEST(TlbFlush2, draining_the_lru_batch_in_madvise_takes_the_lru_lock_every_iteration) {
     const auto drain = run("toy8", params(2, ""), 1);
-    const auto with = run("toy8", "threads = 2\nflush = \"ipi\"\nlru_add_drain = true\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n");
+    const auto with =
+        run("toy8", "threads = 2\nflush = \"ipi\"\nlru_add_drain = true\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n");
     // Without: 3 lock rounds per 15-folio batch; with: a drain and a release per iteration.
     EXPECT_NEAR(drain.metrics["lru_lock_rounds_per_loop"].get<double>(), 3.0 / 15, 0.02);
     EXPECT_NEAR(with.metrics["lru_lock_rounds_per_loop"].get<double>(), 2.0, 0.05);

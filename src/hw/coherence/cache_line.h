@@ -25,11 +25,11 @@ namespace ipisim::hw {
 inline constexpr CpuId kNoCpu = std::numeric_limits<CpuId>::max();
 
 struct LineStats {
-    uint64_t hits = 0;            // accesses served by the own L1 (not serialized)
-    uint64_t transactions = 0;    // misses: serialized on the line
-    uint64_t memory_fetches = 0;  // transactions served by the home memory
-    uint64_t upgrades = 0;        // writes by a CPU that already held a shared copy
-    uint64_t invalidations = 0;   // copies invalidated by writes
+    uint64_t hits = 0;                                   // accesses served by the own L1 (not serialized)
+    uint64_t transactions = 0;                           // misses: serialized on the line
+    uint64_t memory_fetches = 0;                         // transactions served by the home memory
+    uint64_t upgrades = 0;                               // writes by a CPU that already held a shared copy
+    uint64_t invalidations = 0;                          // copies invalidated by writes
     std::array<uint64_t, kDistanceClasses> transfers{};  // data sent by the owner, by distance
     sim::Picos queueing;  // sum over transactions of (start - request): waiting for the line
     sim::Picos busy;      // sum over transactions of their length

@@ -14,8 +14,7 @@ sim::Picos CoherenceProtocol::leg(CpuId r, CpuId h, uint32_t home_node) const {
 }
 
 sim::Picos CoherenceProtocol::memory(CpuId cpu, uint32_t home_node) const {
-    return topo_.package_of_node(home_node) == topo_.package_of(cpu) ? spec_.memory_local
-                                                                     : spec_.memory_remote;
+    return topo_.package_of_node(home_node) == topo_.package_of(cpu) ? spec_.memory_local : spec_.memory_remote;
 }
 
 sim::Picos CoherenceProtocol::hit(CacheLine& line) {

@@ -11,8 +11,7 @@ namespace ipisim::hw {
 
 class SimVar {
 public:
-    SimVar(CacheLine& line, uint32_t offset, uint64_t initial)
-        : line_(&line), offset_(offset), value_(initial) {}
+    SimVar(CacheLine& line, uint32_t offset, uint64_t initial) : line_(&line), offset_(offset), value_(initial) {}
     SimVar(const SimVar&) = delete;
     SimVar& operator=(const SimVar&) = delete;
 

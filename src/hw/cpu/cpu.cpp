@@ -25,7 +25,9 @@ void Cpu::set_irq_handler(uint32_t vector, std::string_view name, IrqHandler han
     handlers_[vector] = Handler{std::move(handler), profile_label(name)};
 }
 
-void Cpu::raise(const sim::Interrupt& irq) { self().interrupt(irq); }
+void Cpu::raise(const sim::Interrupt& irq) {
+    self().interrupt(irq);
+}
 
 uint32_t Cpu::rate_percent() const {
     for (const Cpu* s : siblings_) {
@@ -93,9 +95,13 @@ sim::Task<> Cpu::stall(Picos t) {
     p.unmask();  // anything that arrived stays pending for the next interruptible wait
 }
 
-void Cpu::local_irq_disable() { self().mask(); }
+void Cpu::local_irq_disable() {
+    self().mask();
+}
 
-bool Cpu::irqs_disabled() const { return self().masked(); }
+bool Cpu::irqs_disabled() const {
+    return self().masked();
+}
 
 sim::Task<> Cpu::local_irq_enable() {
     sim::Process& p = self();
@@ -140,7 +146,9 @@ void Cpu::set_idle_state(size_t index) {
     idle_index_ = index;
 }
 
-const IdleState* Cpu::idle_state() const { return spec_.idle.empty() ? nullptr : &spec_.idle[idle_index_]; }
+const IdleState* Cpu::idle_state() const {
+    return spec_.idle.empty() ? nullptr : &spec_.idle[idle_index_];
+}
 
 bool Cpu::wake_polling() {
     if (!polling()) return false;
@@ -170,6 +178,8 @@ Cpu::Scope::Scope(Cpu& cpu, uint32_t label, std::optional<Activity> activity)
     cpu_.profile_.change(label, activity.value_or(saved_activity_), cpu_.now());
 }
 
-Cpu::Scope::~Scope() { cpu_.profile_.change(saved_label_, saved_activity_, cpu_.now()); }
+Cpu::Scope::~Scope() {
+    cpu_.profile_.change(saved_label_, saved_activity_, cpu_.now());
+}
 
 }  // namespace ipisim::hw

@@ -128,8 +128,8 @@ private:
     sim::Process* running_ = nullptr;
     std::vector<Handler> handlers_;
     std::vector<Cpu*> siblings_;
-    sim::Signal replan_;     // a compute in progress re-plans (sibling state change, steal)
-    sim::Signal idle_wake_;  // polling wake-up
+    sim::Signal replan_;        // a compute in progress re-plans (sibling state change, steal)
+    sim::Signal idle_wake_;     // polling wake-up
     uint64_t stolen_ = 0;       // ps of work stolen from the compute in progress
     bool stalling_ = false;     // in stall()
     uint64_t stall_extra_ = 0;  // ps of work stolen from the stall in progress

@@ -9,11 +9,16 @@ namespace ipisim::hw {
 
 std::string_view to_string(Activity a) {
     switch (a) {
-        case Activity::idle: return "idle";
-        case Activity::user: return "user";
-        case Activity::kernel: return "kernel";
-        case Activity::irq: return "irq";
-        case Activity::spin: return "spin";
+        case Activity::idle:
+            return "idle";
+        case Activity::user:
+            return "user";
+        case Activity::kernel:
+            return "kernel";
+        case Activity::irq:
+            return "irq";
+        case Activity::spin:
+            return "spin";
     }
     return "?";
 }

@@ -12,11 +12,15 @@ namespace ipisim::hw {
 using sim::Picos;
 
 DeliveryFabric::DeliveryFabric(sim::Engine& eng, const MachineSpec& spec, std::vector<Cpu*> cpus)
-    : eng_(eng), spec_(spec), cpus_(std::move(cpus)), capacity_(spec.intc.capacity),
-      accept_(spec.intc.accept), next_accept_(spec.topology.nr_cpus(), Picos::zero()) {
+    : eng_(eng),
+      spec_(spec),
+      cpus_(std::move(cpus)),
+      capacity_(spec.intc.capacity),
+      accept_(spec.intc.accept),
+      next_accept_(spec.topology.nr_cpus(), Picos::zero()) {
     if (cpus_.size() != spec_.topology.nr_cpus()) {
-        throw std::invalid_argument(fmt::format("delivery fabric: {} CPUs given, machine \"{}\" has {}",
-                                                cpus_.size(), spec_.name, spec_.topology.nr_cpus()));
+        throw std::invalid_argument(fmt::format("delivery fabric: {} CPUs given, machine \"{}\" has {}", cpus_.size(),
+                                                spec_.name, spec_.topology.nr_cpus()));
     }
     if (capacity_ == 0) throw std::invalid_argument("delivery fabric: capacity must be at least 1");
 }
@@ -39,8 +43,8 @@ uint32_t DeliveryFabric::allocate(const Message& m) {
 void DeliveryFabric::send(CpuId sender, CpuId target, uint32_t vector, DeliveryMode mode) {
     const uint32_t n = spec_.topology.nr_cpus();
     if (sender >= n || target >= n) {
-        throw std::out_of_range(fmt::format("delivery fabric: message cpu{} -> cpu{} on a {}-CPU machine",
-                                            sender, target, n));
+        throw std::out_of_range(
+            fmt::format("delivery fabric: message cpu{} -> cpu{} on a {}-CPU machine", sender, target, n));
     }
     if (mode == DeliveryMode::fixed && cpus_[target] == nullptr) {
         throw std::logic_error(fmt::format("delivery fabric: cpu{} has no CPU model to interrupt", target));
@@ -83,7 +87,9 @@ void DeliveryFabric::on_arrive(void* obj, uint32_t i) {
     f.eng_.schedule_at(at, &DeliveryFabric::on_deliver, obj, i, kFabricTagBase + m.target, sim::Priority::Urgent);
 }
 
-void DeliveryFabric::on_deliver(void* obj, uint32_t i) { static_cast<DeliveryFabric*>(obj)->deliver(i); }
+void DeliveryFabric::on_deliver(void* obj, uint32_t i) {
+    static_cast<DeliveryFabric*>(obj)->deliver(i);
+}
 
 void DeliveryFabric::deliver(uint32_t i) {
     const Message m = messages_[i];

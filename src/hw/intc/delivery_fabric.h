@@ -41,14 +41,14 @@ enum class DeliveryMode : uint8_t { fixed, rar };
 inline constexpr uint32_t kFabricTagBase = 0x1F000000;
 
 struct FabricStats {
-    uint64_t messages = 0;          // handed to the fabric
+    uint64_t messages = 0;  // handed to the fabric
     uint64_t delivered = 0;
-    uint64_t rar_messages = 0;      // delivered in RAR mode
-    uint64_t slot_waits = 0;        // messages that found the fabric full
-    sim::Picos slot_wait_time;      // total time spent waiting for a slot
-    uint64_t accept_waits = 0;      // messages that found their target's controller busy
-    sim::Picos accept_wait_time;    // total time spent waiting at the target
-    uint32_t max_in_flight = 0;     // high-water mark of in_flight()
+    uint64_t rar_messages = 0;    // delivered in RAR mode
+    uint64_t slot_waits = 0;      // messages that found the fabric full
+    sim::Picos slot_wait_time;    // total time spent waiting for a slot
+    uint64_t accept_waits = 0;    // messages that found their target's controller busy
+    sim::Picos accept_wait_time;  // total time spent waiting at the target
+    uint32_t max_in_flight = 0;   // high-water mark of in_flight()
 };
 
 class DeliveryFabric {
@@ -96,9 +96,9 @@ private:
     uint32_t capacity_;
     sim::Picos accept_;
     RarHook rar_hook_;
-    std::vector<Message> messages_;     // pool, indexed by event arg
-    std::vector<uint32_t> free_;        // free pool indices (LIFO: deterministic)
-    std::deque<uint32_t> waiting_;      // messages waiting for a slot, FIFO
+    std::vector<Message> messages_;        // pool, indexed by event arg
+    std::vector<uint32_t> free_;           // free pool indices (LIFO: deterministic)
+    std::deque<uint32_t> waiting_;         // messages waiting for a slot, FIFO
     std::vector<sim::Picos> next_accept_;  // per target: earliest next delivery
     uint32_t occupied_ = 0;
     FabricStats stats_;

@@ -14,15 +14,18 @@ namespace ipisim::hw {
 namespace {
 
 // MPIDR_TO_SGI_CLUSTER_ID: the MPIDR with Aff0's low 4 bits (the target-list bit) cleared.
-uint64_t sgi_cluster_id(const Topology& topo, CpuId c) { return topo.hw_id(c) & ~uint64_t{0xF}; }
+uint64_t sgi_cluster_id(const Topology& topo, CpuId c) {
+    return topo.hw_id(c) & ~uint64_t{0xF};
+}
 
 const sim::Registration<InterruptController, Gicv3> reg(
-    "intc", "gicv3",
-    "Arm GICv3: dsb(ishst) or dsb(st) once, one ICC_SGI1R_EL1 write per <=16-CPU affinity group, isb");
+    "intc", "gicv3", "Arm GICv3: dsb(ishst) or dsb(st) once, one ICC_SGI1R_EL1 write per <=16-CPU affinity group, isb");
 
 }  // namespace
 
-std::string_view to_string(GicBarrier b) { return b == GicBarrier::dsb_st ? "dsb_st" : "dsb_ishst"; }
+std::string_view to_string(GicBarrier b) {
+    return b == GicBarrier::dsb_st ? "dsb_st" : "dsb_ishst";
+}
 
 GicBarrier parse_gic_barrier(std::string_view name) {
     if (name == "dsb_st") return GicBarrier::dsb_st;

@@ -25,8 +25,8 @@ sim::Task<> InterruptController::send_ipi_mask(Cpu& sender, const CpuMask& targe
                                                DeliveryMode mode) {
     check_attached();
     if (targets.nr_cpus() != topology().nr_cpus()) {
-        throw std::invalid_argument(fmt::format("send_ipi_mask: a {}-CPU mask on a {}-CPU machine",
-                                                targets.nr_cpus(), topology().nr_cpus()));
+        throw std::invalid_argument(
+            fmt::format("send_ipi_mask: a {}-CPU mask on a {}-CPU machine", targets.nr_cpus(), topology().nr_cpus()));
     }
     ++stats_.sends;
     return do_send_ipi_mask(sender, targets, vector, mode);

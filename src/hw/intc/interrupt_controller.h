@@ -61,8 +61,7 @@ public:
     [[nodiscard]] const MachineSpec& spec() const { return *spec_; }
 
 protected:
-    virtual sim::Task<> do_send_ipi_mask(Cpu& sender, const CpuMask& targets, uint32_t vector,
-                                         DeliveryMode mode) = 0;
+    virtual sim::Task<> do_send_ipi_mask(Cpu& sender, const CpuMask& targets, uint32_t vector, DeliveryMode mode) = 0;
     // Default: a one-CPU mask through do_send_ipi_mask.
     virtual sim::Task<> do_send_ipi(Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode);
     // Per-machine state (e.g. one ICR per CPU), after attach().

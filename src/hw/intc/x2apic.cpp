@@ -4,7 +4,9 @@
 
 namespace ipisim::hw {
 
-sim::Task<> X2apic::weak_wrmsr_fence(Cpu& sender) { co_await sender.stall(costs().fence); }
+sim::Task<> X2apic::weak_wrmsr_fence(Cpu& sender) {
+    co_await sender.stall(costs().fence);
+}
 
 sim::Task<> X2apic::icr_write(Cpu& sender) {
     ++stats_.register_writes;

@@ -14,7 +14,9 @@ namespace ipisim::hw {
 
 namespace {
 
-uint64_t cluster_of(const Topology& topo, CpuId c) { return topo.hw_id(c) >> 4; }
+uint64_t cluster_of(const Topology& topo, CpuId c) {
+    return topo.hw_id(c) >> 4;
+}
 
 class X2apicCluster final : public X2apic {
 protected:

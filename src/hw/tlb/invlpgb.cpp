@@ -45,7 +45,9 @@ InvlpgbOp InvlpgbOp::all() {
     return op;
 }
 
-InvlpgbOp InvlpgbOp::all_nonglobals() { return InvlpgbOp{}; }
+InvlpgbOp InvlpgbOp::all_nonglobals() {
+    return InvlpgbOp{};
+}
 
 Invalidation InvlpgbOp::invalidation() const {
     Invalidation inv = va_valid ? Invalidation::range(pcid, addr, nr_pages, pmd_stride ? kPageShift2m : kPageShift4k)
@@ -58,8 +60,8 @@ Invalidation InvlpgbOp::invalidation() const {
 Invlpgb::Invlpgb(sim::Engine& eng, const MachineSpec& spec, std::vector<Tlb*> tlbs)
     : eng_(eng), spec_(spec), tlbs_(std::move(tlbs)), completion_(tlbs_.size()) {
     if (tlbs_.size() != spec_.topology.nr_cpus()) {
-        throw std::invalid_argument(fmt::format("Invlpgb: {} TLBs for {} CPUs", tlbs_.size(),
-                                                spec_.topology.nr_cpus()));
+        throw std::invalid_argument(
+            fmt::format("Invlpgb: {} TLBs for {} CPUs", tlbs_.size(), spec_.topology.nr_cpus()));
     }
 }
 

@@ -53,11 +53,11 @@ struct InvlpgbOp {
 };
 
 struct InvlpgbStats {
-    uint64_t invlpgb = 0;        // instructions issued
-    uint64_t pages = 0;          // pages covered by the VA-valid ones
-    uint64_t applied = 0;        // (instruction, CPU) invalidations applied
-    uint64_t tlbsync = 0;        // TLBSYNCs executed
-    sim::Picos tlbsync_stall;    // total time issuers stalled in TLBSYNC
+    uint64_t invlpgb = 0;      // instructions issued
+    uint64_t pages = 0;        // pages covered by the VA-valid ones
+    uint64_t applied = 0;      // (instruction, CPU) invalidations applied
+    uint64_t tlbsync = 0;      // TLBSYNCs executed
+    sim::Picos tlbsync_stall;  // total time issuers stalled in TLBSYNC
 };
 
 class Invlpgb {

@@ -10,7 +10,9 @@ namespace {
 
 constexpr uint32_t kSlotsPerWord = 8;
 
-uint64_t byte_mask(uint32_t slot) { return uint64_t{0xFF} << (8 * (slot % kSlotsPerWord)); }
+uint64_t byte_mask(uint32_t slot) {
+    return uint64_t{0xFF} << (8 * (slot % kSlotsPerWord));
+}
 
 }  // namespace
 
@@ -19,24 +21,32 @@ Invalidation RarPayload::invalidation() const {
         throw std::logic_error(fmt::format("RAR payload type {} is not modeled", static_cast<int>(type)));
     }
     switch (subtype) {
-        case RarSubtype::addr: return Invalidation::range(pcid, linear_address, num_pages, page_shift(page_size));
-        case RarSubtype::pcid: return Invalidation::pcid_all(pcid);
-        case RarSubtype::all: return Invalidation::all(true);
-        case RarSubtype::all_no_global: return Invalidation::all(false);
+        case RarSubtype::addr:
+            return Invalidation::range(pcid, linear_address, num_pages, page_shift(page_size));
+        case RarSubtype::pcid:
+            return Invalidation::pcid_all(pcid);
+        case RarSubtype::all:
+            return Invalidation::all(true);
+        case RarSubtype::all_no_global:
+            return Invalidation::all(false);
     }
     throw std::logic_error("RAR payload: bad INVPCID subtype");
 }
 
-Rar::Rar(sim::Engine& eng, const MachineSpec& spec, Memory& mem, std::vector<Cpu*> cpus,
-         std::vector<Tlb*> tlbs)
-    : eng_(eng), spec_(spec), mem_(mem), nr_payloads_(spec.tlb.rar_payloads), cpus_(std::move(cpus)),
-      tlbs_(std::move(tlbs)), payloads_(nr_payloads_) {
+Rar::Rar(sim::Engine& eng, const MachineSpec& spec, Memory& mem, std::vector<Cpu*> cpus, std::vector<Tlb*> tlbs)
+    : eng_(eng),
+      spec_(spec),
+      mem_(mem),
+      nr_payloads_(spec.tlb.rar_payloads),
+      cpus_(std::move(cpus)),
+      tlbs_(std::move(tlbs)),
+      payloads_(nr_payloads_) {
     const uint32_t nr_cpus = spec_.topology.nr_cpus();
     if (nr_payloads_ == 0) throw std::logic_error(fmt::format("RAR on {}, which has none", spec_.name));
     if (nr_payloads_ > 64) throw std::invalid_argument("RAR: more than 64 payload slots");
     if (cpus_.size() != nr_cpus || tlbs_.size() != nr_cpus) {
-        throw std::invalid_argument(fmt::format("Rar: {} CPUs and {} TLBs for {} CPUs", cpus_.size(),
-                                                tlbs_.size(), nr_cpus));
+        throw std::invalid_argument(
+            fmt::format("Rar: {} CPUs and {} TLBs for {} CPUs", cpus_.size(), tlbs_.size(), nr_cpus));
     }
     for (uint32_t s = 0; s < nr_payloads_; ++s) {
         payload_lines_.push_back(&mem_.new_aligned_var(fmt::format("rar_payload[{}]", s), 0));

@@ -62,18 +62,17 @@ inline constexpr uint8_t kRarFailure = 0x80;
 inline constexpr uint32_t kRarMaxPages = 63;  // RAR_INVLPG_MAX_PAGES
 
 struct RarStats {
-    uint64_t received = 0;   // RAR deliveries
-    uint64_t scans = 0;      // action-vector scans (the first of each processing included)
-    uint64_t rescans = 0;    // scans caused by a delivery during processing
-    uint64_t payloads = 0;   // payloads processed
-    sim::Picos stolen;       // CPU time taken by the microcode
+    uint64_t received = 0;  // RAR deliveries
+    uint64_t scans = 0;     // action-vector scans (the first of each processing included)
+    uint64_t rescans = 0;   // scans caused by a delivery during processing
+    uint64_t payloads = 0;  // payloads processed
+    sim::Picos stolen;      // CPU time taken by the microcode
 };
 
 class Rar {
 public:
     // cpus[c] may be nullptr (no time is then stolen); tlbs[c] is CPU c's TLB.
-    Rar(sim::Engine& eng, const MachineSpec& spec, Memory& mem, std::vector<Cpu*> cpus,
-        std::vector<Tlb*> tlbs);
+    Rar(sim::Engine& eng, const MachineSpec& spec, Memory& mem, std::vector<Cpu*> cpus, std::vector<Tlb*> tlbs);
     Rar(const Rar&) = delete;
     Rar& operator=(const Rar&) = delete;
 

@@ -17,7 +17,9 @@ Invalidation Invalidation::page(Pcid pcid, uint64_t va) {
     return inv;
 }
 
-Invalidation Invalidation::page_nonglobal(Pcid pcid, uint64_t va) { return range(pcid, va, 1, kPageShift4k); }
+Invalidation Invalidation::page_nonglobal(Pcid pcid, uint64_t va) {
+    return range(pcid, va, 1, kPageShift4k);
+}
 
 Invalidation Invalidation::range(Pcid pcid, uint64_t start, uint64_t nr, unsigned stride_shift) {
     Invalidation inv;

@@ -39,7 +39,7 @@ constexpr unsigned page_shift(PageSize s) {
 }
 
 struct TlbEntry {
-    Pcid pcid = 0;    // PCID the translation was filled under
+    Pcid pcid = 0;  // PCID the translation was filled under
     PageSize size = PageSize::size_4k;
     uint64_t vpn = 0;  // virtual address >> page_shift(size)
     bool global = false;
@@ -93,8 +93,7 @@ public:
     // first), made most recently used; nullptr on a miss. Counts a hit or a miss.
     const TlbEntry* lookup(Pcid pcid, uint64_t va);
     // Inserts (or refreshes) the translation of the page holding va, filled at `now`.
-    void fill(Pcid pcid, uint64_t va, sim::Picos now, PageSize size = PageSize::size_4k,
-              bool global = false);
+    void fill(Pcid pcid, uint64_t va, sim::Picos now, PageSize size = PageSize::size_4k, bool global = false);
     // Removes what `inv` describes; returns how many entries.
     size_t invalidate(const Invalidation& inv);
 

@@ -33,7 +33,7 @@ sim::Task<> invpcid_flush_all_nonglobals(Cpu& cpu, Tlb& tlb);
 // A memory access's translation: a hit costs nothing here (part of the access); a miss is a
 // page walk that fills the entry at its start (so an invalidation arriving during the walk
 // removes it, conservatively) and stalls refill_per_entry. Returns whether it hit.
-sim::Task<bool> tlb_access(Cpu& cpu, Tlb& tlb, Pcid pcid, uint64_t va,
-                           PageSize size = PageSize::size_4k, bool global = false);
+sim::Task<bool> tlb_access(Cpu& cpu, Tlb& tlb, Pcid pcid, uint64_t va, PageSize size = PageSize::size_4k,
+                           bool global = false);
 
 }  // namespace ipisim::hw

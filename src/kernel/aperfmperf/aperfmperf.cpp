@@ -65,9 +65,15 @@ void Aperfmperf::set_housekeeping(CpuId cpu, bool on) {
     }
 }
 
-Picos Aperfmperf::sample_time(CpuId cpu) const { return Picos(samples_.at(cpu).time->peek()); }
-uint32_t Aperfmperf::sample_khz(CpuId cpu) const { return static_cast<uint32_t>(samples_.at(cpu).khz->peek()); }
-bool Aperfmperf::scfpending(CpuId cpu) const { return samples_.at(cpu).scfpending->peek() != 0; }
+Picos Aperfmperf::sample_time(CpuId cpu) const {
+    return Picos(samples_.at(cpu).time->peek());
+}
+uint32_t Aperfmperf::sample_khz(CpuId cpu) const {
+    return static_cast<uint32_t>(samples_.at(cpu).khz->peek());
+}
+bool Aperfmperf::scfpending(CpuId cpu) const {
+    return samples_.at(cpu).scfpending->peek() != 0;
+}
 
 SmpCallFunc Aperfmperf::snapshot_func() {
     return [this](Cpu& cpu) { return aperfmperf_snapshot_khz(cpu); };
@@ -109,8 +115,7 @@ sim::Task<bool> Aperfmperf::rcu_is_idle_cpu(Cpu& self, CpuId cpu) {
     co_return p_.cpu(cpu).in_idle();
 }
 
-sim::Task<bool> Aperfmperf::aperfmperf_snapshot_cpu(Cpu& self, CpuId cpu, Picos now, bool wait,
-                                                    hw::CpuMask* mask) {
+sim::Task<bool> Aperfmperf::aperfmperf_snapshot_cpu(Cpu& self, CpuId cpu, Picos now, bool wait, hw::CpuMask* mask) {
     Sample& s = samples_[cpu];
     const uint64_t then = co_await mem_.load(self.id(), *s.time);
     co_await self.compute_cycles(sim::Cycles(snapshot_cpu_cycles));

@@ -47,7 +47,7 @@ struct AperfmperfStats {
     uint64_t skipped_pending = 0;  // stale, but an async snapshot is already pending
     uint64_t stale = 0;            // samples older than the stale threshold
     uint64_t msleeps = 0;
-    sim::Picos msleep_time;        // spent in msleep(APERFMPERF_REFRESH_DELAY_MS)
+    sim::Picos msleep_time;  // spent in msleep(APERFMPERF_REFRESH_DELAY_MS)
 };
 
 class Aperfmperf {

@@ -34,8 +34,7 @@ sim::Task<> msleep(hw::Cpu& self, Smp& smp, uint64_t ms, uint32_t hz) {
                          [](hw::Cpu& cpu, const sim::Interrupt&) -> sim::Task<> {
                              co_await cpu.compute_cycles(sim::Cycles(timer_interrupt_cycles));
                          });
-    self.engine().schedule_at(expiry, &fire_local_timer, &self, 0, kTimerTagBase + self.id(),
-                              sim::Priority::Urgent);
+    self.engine().schedule_at(expiry, &fire_local_timer, &self, 0, kTimerTagBase + self.id(), sim::Priority::Urgent);
     // schedule(): switch to the idle task.
     co_await self.compute(self.costs().context_switch);
     while (self.now() < expiry) {

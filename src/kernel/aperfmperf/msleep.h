@@ -20,7 +20,9 @@
 namespace ipisim::kernel {
 
 // include/linux/jiffies.h: rounds up.
-[[nodiscard]] constexpr uint64_t msecs_to_jiffies(uint64_t ms, uint32_t hz) { return (ms * hz + 999) / 1000; }
+[[nodiscard]] constexpr uint64_t msecs_to_jiffies(uint64_t ms, uint32_t hz) {
+    return (ms * hz + 999) / 1000;
+}
 
 // When a msleep(ms) begun at `now` ends (the expiry tick), before the wake-up costs.
 [[nodiscard]] sim::Picos msleep_expiry(sim::Picos now, uint64_t ms, uint32_t hz);

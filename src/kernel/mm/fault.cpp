@@ -12,7 +12,9 @@
 namespace ipisim::kernel::mm {
 
 namespace {
-sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+sim::Cycles cyc(uint64_t n) {
+    return sim::Cycles(n);
+}
 }  // namespace
 
 sim::Task<> Mm::user_access(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write) {
@@ -63,8 +65,8 @@ sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool wr
     if (it == mm.ptes.end()) {
         auto anon = cpu.function(label_anon);
         if (write) {
-            co_await cpu.compute_cycles(
-                cyc(costs::alloc_page_pcp + costs::mem_cgroup_charge + costs::clear_page + costs::do_anonymous_page_map));
+            co_await cpu.compute_cycles(cyc(costs::alloc_page_pcp + costs::mem_cgroup_charge + costs::clear_page +
+                                            costs::do_anonymous_page_map));
             Folio* folio = alloc_folio();
             mm.ptes[vpn] = folio;
             co_await lru_->folio_add_lru(cpu, folio);

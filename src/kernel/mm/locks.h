@@ -14,9 +14,9 @@
 // WRITER_LOCKED). down_read/up_read are one atomic add each; down_write is a cmpxchg 0 ->
 // WRITER_LOCKED. A writer that has to wait sets FLAG_WAITERS; readers that then find it
 // (RWSEM_READ_FAILED_MASK) back out and queue behind the writer, so a stream of readers does
-// not starve it (rwsem_down_read_slowpath does not steal a reader-owned lock with waiters). A blocked task spins on the count with IRQs enabled [A]: the kernel spins
-// optimistically and then sleeps; tlb_flush2's writers (mmap/munmap) are short and rare,
-// and nothing else would run on the CPU while the task slept.
+// not starve it (rwsem_down_read_slowpath does not steal a reader-owned lock with waiters). A blocked task spins on the
+// count with IRQs enabled [A]: the kernel spins optimistically and then sleeps; tlb_flush2's writers (mmap/munmap) are
+// short and rare, and nothing else would run on the CPU while the task slept.
 #pragma once
 
 #include <cstdint>
@@ -46,9 +46,9 @@ public:
 
 private:
     hw::Memory& mem_;
-    hw::SimVar* val_;                 // locked byte + tail, one word
-    std::vector<hw::SimVar*> node_;   // per-CPU MCS node (qnodes[cpu].locked)
-    std::deque<hw::CpuId> queue_;     // the MCS queue, head first
+    hw::SimVar* val_;                // locked byte + tail, one word
+    std::vector<hw::SimVar*> node_;  // per-CPU MCS node (qnodes[cpu].locked)
+    std::deque<hw::CpuId> queue_;    // the MCS queue, head first
     uint32_t label_;
     uint64_t acquisitions_ = 0;
     uint64_t contended_ = 0;

@@ -8,15 +8,17 @@
 namespace ipisim::kernel::mm {
 
 namespace {
-sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+sim::Cycles cyc(uint64_t n) {
+    return sim::Cycles(n);
+}
 }  // namespace
 
 Lru::Lru(Mm& mm) : mm_(mm), batch_(mm.nr_cpus()) {
     const hw::Topology& topo = mm.platform().topology();
     for (uint32_t node = 0; node < topo.nr_nodes(); ++node) {
         // One lruvec per node (one memcg): its lock line is homed on the node.
-        locks_.push_back(std::make_unique<SpinLock>(mm.mem(), fmt::format("lruvec[{}].lru_lock", node), node,
-                                                    mm.nr_cpus()));
+        locks_.push_back(
+            std::make_unique<SpinLock>(mm.mem(), fmt::format("lruvec[{}].lru_lock", node), node, mm.nr_cpus()));
     }
     for (auto& b : batch_) b.reserve(PAGEVEC_SIZE);
 }

@@ -8,11 +8,13 @@
 namespace ipisim::kernel::mm {
 
 namespace {
-sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+sim::Cycles cyc(uint64_t n) {
+    return sim::Cycles(n);
+}
 }  // namespace
 
 sim::Task<uint64_t> Mm::zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
-                              std::vector<Folio*>& gathered) {
+                                      std::vector<Folio*>& gathered) {
     uint64_t cleared = 0;
     auto it = mm.ptes.lower_bound(start >> PAGE_SHIFT);
     while (it != mm.ptes.end() && it->first < (end >> PAGE_SHIFT)) {

@@ -61,7 +61,9 @@ MmStruct* Mm::mm_by_id(uint64_t id) {
     return mms_[id - INIT_MM_ID].get();
 }
 
-uint64_t Mm::jiffies() const { return k_.platform().engine().now().count() / (1'000'000'000'000ULL / costs::HZ); }
+uint64_t Mm::jiffies() const {
+    return k_.platform().engine().now().count() / (1'000'000'000'000ULL / costs::HZ);
+}
 
 MmStruct& Mm::mm_alloc(uint32_t home_node) {
     auto m = std::make_unique<MmStruct>();
@@ -124,7 +126,9 @@ hw::Pcid Mm::loaded_pcid(hw::CpuId c) const {
     return static_cast<hw::Pcid>(tlbstate_.at(c).loaded_mm_asid->peek() + 1);  // kern_pcid()
 }
 
-uint64_t Mm::loaded_mm(hw::CpuId c) const { return tlbstate_.at(c).loaded_mm->peek(); }
+uint64_t Mm::loaded_mm(hw::CpuId c) const {
+    return tlbstate_.at(c).loaded_mm->peek();
+}
 
 sim::Task<> Mm::enter_lazy_tlb(hw::Cpu& cpu) {
     CpuTlbState& st = tlbstate_[cpu.id()];

@@ -27,17 +27,17 @@ namespace ipisim::kernel::mm {
 
 struct TlbFlushStats {
     uint64_t flush_tlb_mm_range = 0;
-    uint64_t remote_flushes = 0;  // path (b): flush_tlb_multi calls
-    uint64_t local_flushes = 0;   // path (c)
-    uint64_t full_range = 0;      // requests turned into TLB_FLUSH_ALL
-    uint64_t trims = 0;           // should_trim_cpumask() returned true
-    uint64_t flush_tlb_func = 0;  // handler runs (local and remote)
-    uint64_t coalesced = 0;       // returned at the generation checks
-    uint64_t partial = 0;         // INVLPG-per-page flushes
-    uint64_t full = 0;            // flush_tlb_local
-    uint64_t stale_cpumask = 0;   // receivers that cleared themselves from mm_cpumask
-    uint64_t lazy_switches = 0;   // lazy receivers switched to init_mm
-    uint64_t asid_reloads = 0;    // receivers that moved to the mm's global ASID (step 3)
+    uint64_t remote_flushes = 0;       // path (b): flush_tlb_multi calls
+    uint64_t local_flushes = 0;        // path (c)
+    uint64_t full_range = 0;           // requests turned into TLB_FLUSH_ALL
+    uint64_t trims = 0;                // should_trim_cpumask() returned true
+    uint64_t flush_tlb_func = 0;       // handler runs (local and remote)
+    uint64_t coalesced = 0;            // returned at the generation checks
+    uint64_t partial = 0;              // INVLPG-per-page flushes
+    uint64_t full = 0;                 // flush_tlb_local
+    uint64_t stale_cpumask = 0;        // receivers that cleared themselves from mm_cpumask
+    uint64_t lazy_switches = 0;        // lazy receivers switched to init_mm
+    uint64_t asid_reloads = 0;         // receivers that moved to the mm's global ASID (step 3)
     uint64_t global_asid_returns = 0;  // receivers on a global ASID: nothing to do (step 4)
     // RAR flavour of global ASIDs (GlobalAsidFlavour::rar):
     uint64_t global_asid_switch_flushes = 0;  // newly set in mm_cpumask at switch-in: flushed
@@ -126,8 +126,8 @@ public:
     [[nodiscard]] uint64_t loaded_mm(hw::CpuId c) const;
 
     // --- arch/x86/mm/tlb.c: flushing (tlb.cpp) ---
-    sim::Task<> flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
-                                   unsigned stride_shift, bool freed_tables);
+    sim::Task<> flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end, unsigned stride_shift,
+                                   bool freed_tables);
     sim::Task<> flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& info);
     sim::Task<bool> should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTlbInfo& info);
     sim::Task<bool> should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm);
@@ -153,7 +153,7 @@ public:
 
 private:
     sim::Task<uint64_t> zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
-                              std::vector<Folio*>& gathered);
+                                      std::vector<Folio*>& gathered);
     // mm_needs_global_asid(): the mm has a global ASID and `asid` is not it (IRQs off).
     sim::Task<bool> mm_needs_global_asid(hw::Cpu& cpu, MmStruct& mm, uint64_t asid);
     void alloc_global_asid_line(MmStruct& m);

@@ -49,8 +49,8 @@ struct Vma {
 };
 
 struct MmStruct {
-    uint64_t id = 0;      // the value cpu_tlbstate.loaded_mm holds while it is loaded
-    uint64_t ctx_id = 0;  // context.ctx_id: unique, never reused
+    uint64_t id = 0;                          // the value cpu_tlbstate.loaded_mm holds while it is loaded
+    uint64_t ctx_id = 0;                      // context.ctx_id: unique, never reused
     hw::SimVar* tlb_gen = nullptr;            // context.tlb_gen (atomic64)
     hw::SimVar* next_trim_cpumask = nullptr;  // context.next_trim_cpumask (jiffies), same line
     // CONFIG_BROADCAST_TLB_FLUSH: context.global_asid (0 = none) and context.asid_transition,
@@ -58,15 +58,15 @@ struct MmStruct {
     // (Mm::set_broadcast_tlb_flush), written only by it (kernel/tlbflush/invlpgb.cpp).
     hw::SimVar* global_asid = nullptr;
     hw::SimVar* asid_transition = nullptr;
-    std::vector<hw::SimVar*> cpumask;         // mm_cpumask(mm), 64 CPUs per word
+    std::vector<hw::SimVar*> cpumask;  // mm_cpumask(mm), 64 CPUs per word
     std::unique_ptr<RwSem> mmap_lock;
     hw::SimVar* mm_lock_seq = nullptr;  // read by lock_vma_under_rcu, bumped by writers
     uint32_t home_node = 0;
 
     // Address space (changed under mmap_lock / the PTE lock by the thread that owns it).
-    std::map<uint64_t, Vma> vmas;           // by start
-    std::map<uint64_t, Folio*> ptes;        // present PTEs by virtual page number
-    std::set<uint64_t> pte_tables;          // PMD indexes (va >> 21) with a PTE page
+    std::map<uint64_t, Vma> vmas;     // by start
+    std::map<uint64_t, Folio*> ptes;  // present PTEs by virtual page number
+    std::set<uint64_t> pte_tables;    // PMD indexes (va >> 21) with a PTE page
     uint64_t mmap_base = 0x7f0000000000ULL;
     std::vector<std::unique_ptr<RwSem>> free_vm_locks;  // vm_area_cachep, recycled
 
@@ -81,8 +81,8 @@ struct TlbContext {
 struct CpuTlbState {
     hw::SimVar* loaded_mm = nullptr;
     hw::SimVar* loaded_mm_asid = nullptr;
-    std::vector<TlbContext> ctxs;  // TLB_NR_DYN_ASIDS
-    uint16_t next_asid = 1;        // owner-only allocator cursor
+    std::vector<TlbContext> ctxs;   // TLB_NR_DYN_ASIDS
+    uint16_t next_asid = 1;         // owner-only allocator cursor
     hw::SimVar* is_lazy = nullptr;  // cpu_tlbstate_shared.is_lazy, own line
 };
 

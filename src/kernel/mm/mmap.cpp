@@ -11,7 +11,9 @@
 namespace ipisim::kernel::mm {
 
 namespace {
-sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+sim::Cycles cyc(uint64_t n) {
+    return sim::Cycles(n);
+}
 
 uint64_t get_unmapped_area(const MmStruct& mm, uint64_t len) {
     uint64_t top = mm.mmap_base;

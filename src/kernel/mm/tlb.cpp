@@ -12,7 +12,9 @@ namespace ipisim::kernel::mm {
 namespace {
 // tlb_single_page_flush_ceiling (Dave Hansen, a5102476a24b): pages, tunable in debugfs.
 constexpr uint64_t tlb_single_page_flush_ceiling = 33;
-sim::Cycles cyc(uint64_t n) { return sim::Cycles(n); }
+sim::Cycles cyc(uint64_t n) {
+    return sim::Cycles(n);
+}
 }  // namespace
 
 sim::Task<hw::CpuMask> Mm::read_mm_cpumask(hw::Cpu& cpu, MmStruct& mm) {
@@ -37,8 +39,8 @@ sim::Task<bool> Mm::should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm) {
     co_return false;
 }
 
-sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
-                                   unsigned stride_shift, bool freed_tables) {
+sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end, unsigned stride_shift,
+                                   bool freed_tables) {
     static const uint32_t label = hw::profile_label("flush_tlb_mm_range");
     auto scope = cpu.function(label, hw::Activity::kernel);
     const hw::CpuId me = cpu.id();
@@ -102,8 +104,8 @@ sim::Task<bool> Mm::should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTl
     co_await self.compute_cycles(cyc(costs::should_flush_tlb));
     const uint64_t loaded = co_await mem_.load(me, *st.loaded_mm);
     const uint64_t lazy = co_await mem_.load(me, *st.is_lazy);  // after smp_rmb()
-    if (lazy != 0) co_return false;             // flushed at its next context switch
-    if (info.mm == nullptr) co_return true;     // kernel flush
+    if (lazy != 0) co_return false;                             // flushed at its next context switch
+    if (info.mm == nullptr) co_return true;                     // kernel flush
     if (loaded == LOADED_MM_SWITCHING) co_return true;
     if (loaded == info.mm->id) co_return true;
     co_return info.trim_cpumask;  // in mm_cpumask but running another mm: trim it

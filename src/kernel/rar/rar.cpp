@@ -50,7 +50,9 @@ sim::Task<uint32_t> Rar::get_payload_slot(Cpu& self) {
     co_return slot;
 }
 
-sim::Task<> Rar::free_payload_slot(Cpu& self, uint32_t slot) { co_await rar_locks_[slot]->raw_spin_unlock(self); }
+sim::Task<> Rar::free_payload_slot(Cpu& self, uint32_t slot) {
+    co_await rar_locks_[slot]->raw_spin_unlock(self);
+}
 
 sim::Task<> Rar::set_payload(Cpu& self, uint32_t slot, hw::Pcid pcid, uint64_t start, uint64_t pages) {
     hw::RarPayload p;
@@ -112,6 +114,8 @@ std::unique_ptr<Rar> make_rar(const std::string& name, hw::Platform& platform, c
     return r;
 }
 
-std::string rar_variant_names() { return sim::Registry<Rar>::instance().names(); }
+std::string rar_variant_names() {
+    return sim::Registry<Rar>::instance().names();
+}
 
 }  // namespace ipisim::kernel

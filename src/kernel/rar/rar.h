@@ -34,17 +34,17 @@ inline constexpr uint64_t RAR_PAGE_SIZE = 4096;
 inline constexpr uint64_t RAR_TLB_FLUSH_ALL = ~0ULL;  // TLB_FLUSH_ALL
 
 struct RarCallStats {
-    uint64_t calls = 0;           // smp_call_rar_many() calls with a non-empty destination
-    uint64_t requests = 0;        // (call, target) pairs: PENDING bytes written
-    uint64_t ipis = 0;            // RAR IPIs: targets in the APIC send masks
-    uint64_t sends = 0;           // native_send_rar_ipi() calls with a non-empty mask
-    uint64_t loop_backs = 0;      // optimized: do/while iterations after the first
-    uint64_t claims = 0;          // optimized: get_rar_pending() won the target
-    uint64_t claims_lost = 0;     // optimized: another sender had it (no IPI from us)
-    uint64_t unprocessed = 0;     // optimized: wait_for_action_done() gave up on PENDING
-    uint64_t slot_lock_waits = 0; // contended slot-lock acquisitions
-    sim::Picos slot_lock_spin;    // time spent waiting for slot locks
-    sim::Picos action_spin;       // time spent in wait_for_action_done()
+    uint64_t calls = 0;            // smp_call_rar_many() calls with a non-empty destination
+    uint64_t requests = 0;         // (call, target) pairs: PENDING bytes written
+    uint64_t ipis = 0;             // RAR IPIs: targets in the APIC send masks
+    uint64_t sends = 0;            // native_send_rar_ipi() calls with a non-empty mask
+    uint64_t loop_backs = 0;       // optimized: do/while iterations after the first
+    uint64_t claims = 0;           // optimized: get_rar_pending() won the target
+    uint64_t claims_lost = 0;      // optimized: another sender had it (no IPI from us)
+    uint64_t unprocessed = 0;      // optimized: wait_for_action_done() gave up on PENDING
+    uint64_t slot_lock_waits = 0;  // contended slot-lock acquisitions
+    sim::Picos slot_lock_spin;     // time spent waiting for slot locks
+    sim::Picos action_spin;        // time spent in wait_for_action_done()
 };
 
 class Rar {
@@ -60,8 +60,8 @@ public:
     // Invalidates [start, end) of `pcid` (0: everything, globals included) on every online CPU
     // of `mask`, self included when set (v4 keeps it), and returns when all have done it.
     // Awaited by the process running on `self`, with IRQs enabled.
-    virtual sim::Task<> smp_call_rar_many(hw::Cpu& self, const hw::CpuMask& mask, hw::Pcid pcid,
-                                          uint64_t start, uint64_t end) = 0;
+    virtual sim::Task<> smp_call_rar_many(hw::Cpu& self, const hw::CpuMask& mask, hw::Pcid pcid, uint64_t start,
+                                          uint64_t end) = 0;
 
     // rar_max_payloads: the hardware's slot count, at most RAR_MAX_PAYLOADS (64).
     [[nodiscard]] uint32_t rar_max_payloads() const { return nr_slots_; }

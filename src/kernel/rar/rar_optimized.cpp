@@ -82,8 +82,8 @@ protected:
     void on_attach() override {
         hw::Platform& p = platform();
         for (CpuId c = 0; c < p.nr_cpus(); ++c) {
-            hw::SimVar& v = mem().new_aligned_var(fmt::format("rar_pending[{}]", c), p.topology().node_of(c),
-                                                  kNoRarPending);
+            hw::SimVar& v =
+                mem().new_aligned_var(fmt::format("rar_pending[{}]", c), p.topology().node_of(c), kNoRarPending);
             v.line().prime(c);
             rar_pending_.push_back(&v);
             apic_cpu_mask_.emplace_back(p.nr_cpus());

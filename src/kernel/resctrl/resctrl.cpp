@@ -21,9 +21,13 @@ Resctrl::Resctrl(Sched& sched, Workqueue& wq)
     }
 }
 
-uint32_t Resctrl::domain_of(CpuId cpu) const { return p_.topology().l3_of(cpu); }
+uint32_t Resctrl::domain_of(CpuId cpu) const {
+    return p_.topology().l3_of(cpu);
+}
 
-sim::Picos Resctrl::qm_ctr_read_cost(const hw::MachineSpec& spec) { return spec.cpu.rdmsr_qm_ctr; }
+sim::Picos Resctrl::qm_ctr_read_cost(const hw::MachineSpec& spec) {
+    return spec.cpu.rdmsr_qm_ctr;
+}
 
 hw::SimVar& Resctrl::rmid_read_val(CpuId caller) {
     hw::SimVar*& v = rr_val_.at(caller);
@@ -41,8 +45,8 @@ sim::Task<uint64_t> Resctrl::mon_event_count(Cpu& cpu, uint32_t domain, uint32_t
         throw std::logic_error(fmt::format("cpu{} reads a counter of L3 domain {}", cpu.id(), domain));
     }
     co_await cpu.compute_cycles(sim::Cycles(costs::mon_event_count));
-    co_await cpu.stall(cpu.costs().wrmsr);              // WRMSR IA32_QM_EVTSEL = (rmid << 32) | evt
-    co_await cpu.stall(qm_ctr_read_cost(cpu.spec()));   // RDMSR IA32_QM_CTR
+    co_await cpu.stall(cpu.costs().wrmsr);             // WRMSR IA32_QM_EVTSEL = (rmid << 32) | evt
+    co_await cpu.stall(qm_ctr_read_cost(cpu.spec()));  // RDMSR IA32_QM_CTR
     // A deterministic stand-in for the counter value.
     co_return (static_cast<uint64_t>(rmid) << 8) | static_cast<uint64_t>(evt);
 }

@@ -18,7 +18,9 @@ Completion Completion::on_line(hw::Memory& mem, hw::CacheLine& line) {
     return x;
 }
 
-void reinit_completion(Completion& x) { x.done->poke(0); }
+void reinit_completion(Completion& x) {
+    x.done->poke(0);
+}
 
 sim::Task<> wait_for_completion(Sched& sched, hw::Cpu& cpu, Completion& x) {
     static const uint32_t l = hw::profile_label("wait_for_completion");

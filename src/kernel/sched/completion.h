@@ -15,8 +15,8 @@
 namespace ipisim::kernel {
 
 struct Completion {
-    hw::SimVar* lock = nullptr;  // x->wait.lock
-    hw::SimVar* done = nullptr;  // x->done, same line
+    hw::SimVar* lock = nullptr;   // x->wait.lock
+    hw::SimVar* done = nullptr;   // x->done, same line
     std::deque<Thread*> waiters;  // x->wait.task_list (swait: FIFO)
 
     // A completion on a new line homed on `node`.

@@ -20,7 +20,9 @@ Sched::Sched(Kernel& kernel) : k_(kernel), p_(kernel.platform()), rq_(p_.nr_cpus
     k_.set_idle_task_hooks(this);
 }
 
-Sched::~Sched() { k_.set_idle_task_hooks(nullptr); }
+Sched::~Sched() {
+    k_.set_idle_task_hooks(nullptr);
+}
 
 uint32_t Sched::nr_running(CpuId c) const {
     const Rq& rq = rq_.at(c);

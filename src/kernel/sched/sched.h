@@ -39,9 +39,9 @@ inline constexpr uint32_t LOCAL_TIMER_VECTOR = 0xec;
 
 struct SchedStats {
     uint64_t context_switches = 0;
-    uint64_t wakeups = 0;          // successful try_to_wake_up()
-    uint64_t wakeups_queued = 0;   // through the TTWU queue (CSD on call_single_queue)
-    uint64_t wakeups_direct = 0;   // enqueued on the target runqueue by the waker
+    uint64_t wakeups = 0;         // successful try_to_wake_up()
+    uint64_t wakeups_queued = 0;  // through the TTWU queue (CSD on call_single_queue)
+    uint64_t wakeups_direct = 0;  // enqueued on the target runqueue by the waker
     uint64_t timer_interrupts = 0;
 };
 

@@ -29,11 +29,11 @@ using ThreadFn = std::function<sim::Task<>(hw::Cpu& cpu, Thread& self)>;
 
 struct Thread {
     std::string name;
-    hw::CpuId cpu = 0;           // bound: cpus_ptr = {cpu}
+    hw::CpuId cpu = 0;  // bound: cpus_ptr = {cpu}
     sim::Process* proc = nullptr;
     Sched* sched = nullptr;
     ThreadFn fn;
-    uint32_t label = 0;                 // profile label of its own code
+    uint32_t label = 0;                            // profile label of its own code
     hw::Activity activity = hw::Activity::kernel;  // user for user programs
 
     TaskState state = TaskState::uninterruptible;
@@ -48,7 +48,7 @@ struct Thread {
     // Accounting (perf-like: from the counter switch-in to the counter switch-out).
     sim::Picos sum_exec_runtime;
     sim::Picos exec_start;
-    uint64_t nvcsw = 0;       // voluntary switches out (blocking)
+    uint64_t nvcsw = 0;  // voluntary switches out (blocking)
     uint64_t switches_in = 0;
 
     // The running time including the current stint on the CPU, as of `now`.

@@ -18,7 +18,9 @@ constexpr uint64_t TIF_NEED_RESCHED = 1ULL << 3;
 constexpr uint64_t TIF_POLLING_NRFLAG = 1ULL << 21;
 constexpr int kEBUSY = 16;
 
-uint32_t label(const char* name) { return hw::profile_label(name); }
+uint32_t label(const char* name) {
+    return hw::profile_label(name);
+}
 }  // namespace
 
 Smp::Smp(hw::Platform& platform)
@@ -182,8 +184,8 @@ sim::Task<int> Smp::smp_call_function_single_async(Cpu& self, CpuId cpu, Csd& cs
     co_return co_await generic_exec_single(self, cpu, csd);
 }
 
-sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, SmpCallFunc func,
-                                              unsigned scf_flags, SmpCondFunc cond) {
+sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, SmpCallFunc func, unsigned scf_flags,
+                                             SmpCondFunc cond) {
     static const uint32_t l = label("smp_call_function_many_cond");
     auto scope = self.function(l, Activity::kernel);
     ++stats_.calls_many;
@@ -252,8 +254,7 @@ sim::Task<> Smp::smp_call_function_many(Cpu& self, const CpuMask& mask, SmpCallF
     co_await smp_call_function_many_cond(self, mask, std::move(func), wait ? SCF_WAIT : 0, nullptr);
 }
 
-sim::Task<> Smp::on_each_cpu_cond_mask(Cpu& self, SmpCondFunc cond, SmpCallFunc func, bool wait,
-                                        const CpuMask& mask) {
+sim::Task<> Smp::on_each_cpu_cond_mask(Cpu& self, SmpCondFunc cond, SmpCallFunc func, bool wait, const CpuMask& mask) {
     unsigned flags = SCF_RUN_LOCAL | (wait ? SCF_WAIT : 0);
     co_await smp_call_function_many_cond(self, mask, std::move(func), flags, std::move(cond));
 }

@@ -39,10 +39,10 @@ enum class CallAnyPolicy : uint8_t {
 struct SmpStats {
     uint64_t calls_single = 0;
     uint64_t calls_many = 0;
-    uint64_t ipis_single = 0;     // CALL_FUNCTION_SINGLE IPIs sent
-    uint64_t ipis_many = 0;       // CALL_FUNCTION IPIs sent (one per target in the mask)
-    uint64_t polling_wakeups = 0; // IPIs avoided by set_nr_if_polling
-    uint64_t queued_behind = 0;   // pushes that found the queue non-empty (no IPI)
+    uint64_t ipis_single = 0;      // CALL_FUNCTION_SINGLE IPIs sent
+    uint64_t ipis_many = 0;        // CALL_FUNCTION IPIs sent (one per target in the mask)
+    uint64_t polling_wakeups = 0;  // IPIs avoided by set_nr_if_polling
+    uint64_t queued_behind = 0;    // pushes that found the queue non-empty (no IPI)
     uint64_t callbacks_run = 0;
 };
 

@@ -32,11 +32,12 @@ GlobalAsids::GlobalAsids(hw::Memory& mem, hw::Invlpgb& invlpgb, uint32_t nr_dyn_
 GlobalAsids::GlobalAsids(hw::Memory& mem, ResetFlush reset_flush, uint32_t nr_dyn_asids, uint32_t max_asid_available)
     : mem_(mem), reset_flush_(std::move(reset_flush)), nr_dyn_(nr_dyn_asids), max_(max_asid_available) {
     if (max_ <= nr_dyn_ + 1 || max_ > 4094) {
-        throw std::invalid_argument(fmt::format("GlobalAsids: MAX_ASID_AVAILABLE {} with {} dynamic ASIDs", max_, nr_dyn_));
+        throw std::invalid_argument(
+            fmt::format("GlobalAsids: MAX_ASID_AVAILABLE {} with {} dynamic ASIDs", max_, nr_dyn_));
     }
     hw::CacheLine& l = mem_.new_line("global_asid_lock", 0);
     lock_ = &mem_.new_var(l, 0);
-    last_ = &mem_.new_var(l, max_);                   // the first allocation resets
+    last_ = &mem_.new_var(l, max_);                     // the first allocation resets
     available_ = &mem_.new_var(l, max_ - nr_dyn_ - 1);  // MAX - TLB_NR_DYN_ASIDS - 1
     const uint32_t words = (max_ + 63) / 64;
     hw::CacheLine* used_line = nullptr;

@@ -55,8 +55,8 @@ sim::Task<> GlobalAsidProtocol::finish_asid_transition(hw::Cpu& self, const mm::
         mm::CpuTlbState& st = m.tlbstate(c);
         // The remote CPU is context switching: wait, in case it switches to the target mm with
         // an out-of-date ASID.
-        const uint64_t loaded = co_await hw::spin_until(
-            self, m.mem(), *st.loaded_mm, [](uint64_t v) { return v != mm::LOADED_MM_SWITCHING; });
+        const uint64_t loaded = co_await hw::spin_until(self, m.mem(), *st.loaded_mm,
+                                                        [](uint64_t v) { return v != mm::LOADED_MM_SWITCHING; });
         if (loaded != target.id) continue;
         const uint64_t asid = co_await m.mem().load(self.id(), *st.loaded_mm_asid);
         if (asid != bc_asid) {

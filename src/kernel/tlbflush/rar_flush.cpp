@@ -14,8 +14,9 @@ namespace ipisim::kernel {
 void RarFlush::attach(mm::Mm& m) {
     TlbFlushProtocol::attach(m);
     if (m.platform().rar() == nullptr) {
-        throw std::invalid_argument(fmt::format("tlb_flush \"rar-{}\" needs a machine with RAR (tlb.rar_payloads > 0); {} has none",
-                                                variant_, m.platform().spec().name));
+        throw std::invalid_argument(
+            fmt::format("tlb_flush \"rar-{}\" needs a machine with RAR (tlb.rar_payloads > 0); {} has none", variant_,
+                        m.platform().spec().name));
     }
     rar_ = make_rar(variant_, m.platform(), m.smp().cpu_online_mask());
     m.set_broadcast_tlb_flush(true);  // global ASIDs with X86_FEATURE_INVLPGB || X86_FEATURE_RAR

@@ -11,7 +11,9 @@ sim::Task<> TlbFlushProtocol::broadcast_tlb_flush(hw::Cpu& /*self*/, const mm::F
     co_return;
 }
 
-sim::Task<> TlbFlushProtocol::consider_global_asid(hw::Cpu& /*self*/, mm::MmStruct& /*mm*/) { co_return; }
+sim::Task<> TlbFlushProtocol::consider_global_asid(hw::Cpu& /*self*/, mm::MmStruct& /*mm*/) {
+    co_return;
+}
 
 std::unique_ptr<TlbFlushProtocol> make_tlb_flush_protocol(const std::string& name) {
     auto p = sim::Registry<TlbFlushProtocol>::instance().create(name);
@@ -22,6 +24,8 @@ std::unique_ptr<TlbFlushProtocol> make_tlb_flush_protocol(const std::string& nam
     return p;
 }
 
-std::string tlb_flush_protocol_names() { return sim::Registry<TlbFlushProtocol>::instance().names(); }
+std::string tlb_flush_protocol_names() {
+    return sim::Registry<TlbFlushProtocol>::instance().names();
+}
 
 }  // namespace ipisim::kernel

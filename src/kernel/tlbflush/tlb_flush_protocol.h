@@ -46,8 +46,7 @@ public:
     // flush_tlb_multi(cpumask, info): make every CPU of `cpumask` that may hold stale
     // translations of info.mm apply `info` (the caller included if it is in the mask, as
     // SCF_RUN_LOCAL does), and return when they have.
-    virtual sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask,
-                                        const mm::FlushTlbInfo& info) = 0;
+    virtual sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) = 0;
 
     // Path (a): mm_global_asid(mm) != 0. Protocols without global ASIDs never take it.
     [[nodiscard]] virtual bool uses_broadcast(const mm::MmStruct& /*mm*/) const { return false; }
