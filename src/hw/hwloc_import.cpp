@@ -204,7 +204,7 @@ std::string import_hwloc_xml(const std::string& path) {
     out +=
         "# The [topology] section comes from the XML. Every cost below is a placeholder marked\n"
         "# \"[A] TODO: measure\": it loads and runs, but results mean nothing until each value is\n"
-        "# replaced by a measurement or a cited public figure (see /work/shared/CALIBRATION.md).\n";
+        "# replaced by a measurement or a cited public figure (see docs/calibration.md).\n";
     if (renumbered > 0) {
         out += fmt::format(
             "# NOTE: {} of {} CPUs of this host are numbered differently from cpu_numbering below;\n"

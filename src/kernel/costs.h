@@ -1,7 +1,7 @@
 // Instruction costs of kernel code paths, in core cycles, for the software between the
 // modeled hardware operations (cache-line accesses, IPIs, idle exits are costed by hw/).
 // Every value is [A]: an estimate of the path length (instructions at IPC ~1-2), not fitted
-// to any published result; the CPU clock of the machine converts them to time. MECHANISMS.md
+// to any published result; the CPU clock of the machine converts them to time. docs/mechanisms.md
 // §7.1 gives the ranges: handler dispatch 50-100 ns plus 10-20 ns per node.
 #pragma once
 
@@ -35,7 +35,7 @@ inline constexpr uint64_t schedule_timeout = 150;
 // wait_for_completion() / complete() bookkeeping around the wait-queue lock.
 inline constexpr uint64_t completion_op = 40;
 
-// --- workqueue (kernel/workqueue.c), [A]; MECHANISMS 7.4 t_queue_work_on 0.2-0.5 us with the
+// --- workqueue (kernel/workqueue.c), [A]; docs/mechanisms.md 7.4 t_queue_work_on 0.2-0.5 us with the
 // pool lock transfer. __queue_work: RCU, pwq lookup, insert_work, kick_pool.
 inline constexpr uint64_t queue_work_on = 200;
 // worker_thread / process_one_work around one item: leave idle, list ops, PENDING clear,

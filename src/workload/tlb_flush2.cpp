@@ -1,4 +1,4 @@
-// will-it-scale tlb_flush2 (MECHANISMS.md §5): every task loops forever over a fresh 1 MiB
+// will-it-scale tlb_flush2 (docs/mechanisms.md §5): every task loops forever over a fresh 1 MiB
 // anonymous private mapping: for each of its 256 pages, write one byte (anonymous write fault:
 // a zeroed page, into the LRU batch), madvise(MADV_DONTNEED) the page (zap, free, 1-page TLB
 // flush), read the byte back (read fault: the zero page), count one iteration; then munmap the

@@ -90,7 +90,7 @@ TEST(Resctrl, call_any_to_a_remote_domain_sends_one_ipi_and_spins) {
 }
 
 TEST(Resctrl, the_qm_ctr_read_cost_comes_from_the_machine_and_follows_the_published_ratios) {
-    // machines/*.toml derive rdmsr_qm_ctr from CALIBRATION: ~4.5x wrmsr on Intel, ~2x on AMD.
+    // machines/*.toml derive rdmsr_qm_ctr from docs/calibration.md: ~4.5x wrmsr on Intel, ~2x on AMD.
     const std::string dir = std::string(IPISIM_SOURCE_DIR) + "/machines/";
     hw::MachineSpec xeon = hw::load_machine(dir + "xeon_8173m_2s.toml");
     hw::MachineSpec epyc = hw::load_machine(dir + "epyc_7b12_2s.toml");

@@ -1,4 +1,4 @@
-// Arm GICv3 SGIs (drivers/irqchip/irq-gic-v3.c, gic_ipi_send_mask; MECHANISMS 4.5).
+// Arm GICv3 SGIs (drivers/irqchip/irq-gic-v3.c, gic_ipi_send_mask; docs/mechanisms.md 4.5).
 //
 // Cost model per send call: the store barrier (IntcSpec.dsb_ishst, or IntcSpec.dsb_st for the
 // pre-2022 wmb()), then one ICC_SGI1R_EL1 write (IntcSpec.sgi1r_write) per run of consecutive

@@ -1,4 +1,4 @@
-// x2APIC (MSR interface), shared by the physical and cluster drivers (MECHANISMS 4.2).
+// x2APIC (MSR interface), shared by the physical and cluster drivers (docs/mechanisms.md 4.2).
 //
 // Cost model: weak_wrmsr_fence() (mfence; lfence; IntcSpec.fence, zero on AMD) once per send
 // call, then one ICR WRMSR (IntcSpec.icr_write) per message the driver writes. There is no

@@ -1,5 +1,5 @@
 // xAPIC, MMIO interface, physical destination mode (arch/x86/kernel/apic/ipi.c;
-// MECHANISMS 3.4, 4.3).
+// docs/mechanisms.md 3.4, 4.3).
 //
 // Cost model, per target CPU (__default_send_IPI_dest_field):
 //   1. apic_mem_wait_icr_idle(): poll the sender's own ICR until its delivery-status bit

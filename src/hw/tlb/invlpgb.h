@@ -1,4 +1,4 @@
-// AMD INVLPGB / TLBSYNC (MECHANISMS 2.8): a machine-wide broadcast invalidation unit.
+// AMD INVLPGB / TLBSYNC (docs/mechanisms.md 2.8): a machine-wide broadcast invalidation unit.
 //
 //   hw::Invlpgb unit(eng, spec, tlbs);                 // tlbs[c] = CPU c's TLB
 //   co_await unit.invlpgb(cpu, hw::InvlpgbOp::user_nr(pcid, addr, nr, false));

@@ -1,4 +1,4 @@
-// Intel RAR (Remote Action Request, MECHANISMS 3.1): the payload table shared by all CPUs,
+// Intel RAR (Remote Action Request, docs/mechanisms.md 3.1): the payload table shared by all CPUs,
 // one action vector per CPU, and each target's microcode that processes them.
 //
 // Memory layout (through the coherence model, so senders and microcode contend for lines):

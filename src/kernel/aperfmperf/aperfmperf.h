@@ -1,4 +1,4 @@
-// arch/x86/kernel/cpu/aperfmperf.c before v5.19 (MECHANISMS.md §6.1): the "cpu MHz" of
+// arch/x86/kernel/cpu/aperfmperf.c before v5.19 (docs/mechanisms.md §6.1): the "cpu MHz" of
 // /proc/cpuinfo from on-demand APERF/MPERF snapshots taken on each CPU by cross-calls.
 //
 // Per CPU, a sample {khz, scfpending, time, aperf, mperf} on one simulated cache line in the

@@ -1,5 +1,5 @@
 // Mm: construction, mm_structs, folios, and the context-switch half of arch/x86/mm/tlb.c
-// (switch_mm_irqs_off, choose_new_asid, enter_lazy_tlb; MECHANISMS.md §2.2-2.3).
+// (switch_mm_irqs_off, choose_new_asid, enter_lazy_tlb; docs/mechanisms.md §2.2-2.3).
 #include "kernel/mm/mm.h"
 
 #include <fmt/format.h>

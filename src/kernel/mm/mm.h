@@ -44,7 +44,7 @@ struct TlbFlushStats {
     uint64_t global_asid_flushes = 0;         // flush_tlb_func applied to a global ASID
 };
 
-// Which CPUs a global ASID is up to date on (MECHANISMS.md §2.8, §3.3).
+// Which CPUs a global ASID is up to date on (docs/mechanisms.md §2.8, §3.3).
 //   invlpgb: all of them (INVLPGB broadcasts reach every CPU): no flush at switch-in, and
 //            flush_tlb_func returns at once on a global ASID (step 4).
 //   rar:     only the CPUs of mm_cpumask (a RAR targets a cpumask): a CPU newly set in

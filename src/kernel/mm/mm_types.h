@@ -1,4 +1,4 @@
-// The mm data structures of arch/x86/mm/tlb.c and mm/ (MECHANISMS.md §2.1), with every field
+// The mm data structures of arch/x86/mm/tlb.c and mm/ (docs/mechanisms.md §2.1), with every field
 // that other CPUs read or write on a simulated cache line:
 //   mm_struct: context.tlb_gen (atomic64, own line, next to next_trim_cpumask), global_asid and
 //     asid_transition (a read-mostly line, with INVLPGB only), mm_cpumask

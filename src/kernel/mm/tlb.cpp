@@ -1,4 +1,4 @@
-// The flushing half of arch/x86/mm/tlb.c (MECHANISMS.md §2.4, 2.6, 2.7): flush_tlb_mm_range()
+// The flushing half of arch/x86/mm/tlb.c (docs/mechanisms.md §2.4, 2.6, 2.7): flush_tlb_mm_range()
 // as initiator, should_flush_tlb() as the sender-side filter, flush_tlb_func() as the handler
 // run locally and on every target, with the generation logic that coalesces concurrent flushes.
 #include <fmt/format.h>

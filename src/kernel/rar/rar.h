@@ -1,4 +1,4 @@
-// The kernel side of Intel RAR (arch/x86/mm/rar.c, RAR RFC v4, MECHANISMS.md §3.2): the
+// The kernel side of Intel RAR (arch/x86/mm/rar.c, RAR RFC v4, docs/mechanisms.md §3.2): the
 // payload-slot locks, and smp_call_rar_many() in registered variants (kind "rar"):
 //
 //   naive      RFC v4: lock the slot, fill the payload, PENDING into every target's action

@@ -1,4 +1,4 @@
-// smp_call_rar_many() of RAR RFC v4 (arch/x86/mm/rar.c; MECHANISMS.md §3.2): one payload slot
+// smp_call_rar_many() of RAR RFC v4 (arch/x86/mm/rar.c; docs/mechanisms.md §3.2): one payload slot
 // per CPU number under its lock for the whole send-and-wait, PENDING into every target's
 // action vector, one RAR IPI to every target (xAPIC: one ICR-idle wait per target), then a
 // spin on each target's action byte in CPU order.

@@ -1,4 +1,4 @@
-// rar_tlb_flush() of the RAR RFC (v3 7/7, v4; MECHANISMS.md §3.3): the broadcast path of
+// rar_tlb_flush() of the RAR RFC (v3 7/7, v4; docs/mechanisms.md §3.3): the broadcast path of
 // flush_tlb_mm_range() for an mm with a global ASID on a machine with RAR.
 //
 //   smp_call_rar_many(mm_cpumask(mm), kern_pcid(global asid), start, end);

@@ -1,5 +1,5 @@
 // resctrl L3 monitoring reads (fs/resctrl/ctrlmondata.c mon_event_read, arch/x86 resctrl
-// __rmid_read_phys), MECHANISMS §6.2. One monitoring domain per L3 (SNC off); reading a
+// __rmid_read_phys), docs/mechanisms.md §6.2. One monitoring domain per L3 (SNC off); reading a
 // counter must run on a CPU of its domain, so mon_event_read() dispatches it:
 //   call_on_cpu: smp_call_on_cpu(cpumask_any_housekeeping(domain)) - since 6.8 (09909e098113),
 //                the workqueue path, even when the caller is in the domain;
@@ -51,7 +51,7 @@ public:
     sim::Task<uint64_t> mon_event_count(hw::Cpu& cpu, uint32_t domain, uint32_t rmid, QosEvent evt);
 
     // RDMSR IA32_QM_CTR: the machine's cpu.rdmsr_qm_ctr (derived in the machine files from
-    // CALIBRATION's relative figure: ~4.5x a PQR_ASSOC write on Intel, ~2x on AMD).
+    // docs/calibration.md's relative figure: ~4.5x a PQR_ASSOC write on Intel, ~2x on AMD).
     [[nodiscard]] static sim::Picos qm_ctr_read_cost(const hw::MachineSpec& spec);
 
     [[nodiscard]] const ResctrlStats& stats() const { return stats_; }

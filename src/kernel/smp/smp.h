@@ -1,6 +1,6 @@
 // The kernel's generic cross-CPU function-call layer (kernel/smp.c), on the modeled machine.
 //
-// Each function keeps the kernel's name and step order (MECHANISMS.md §1): CSDs locked and
+// Each function keeps the kernel's name and step order (docs/mechanisms.md §1): CSDs locked and
 // unlocked on simulated cache lines, per-CPU call_single_queue with a lock-free push that
 // sends an IPI only when it finds the queue empty, the polling-idle shortcut, the multi-call
 // fan-out with the local run overlapping remote delivery, and the receive side running SYNC

@@ -1,5 +1,5 @@
 // The global ASID allocator of arch/x86/mm/tlb.c: use_global_asid, allocate_global_asid,
-// reset_global_asid_space, mm_free_global_asid (MECHANISMS.md §2.8).
+// reset_global_asid_space, mm_free_global_asid (docs/mechanisms.md §2.8).
 #include "kernel/tlbflush/global_asid.h"
 
 #include <fmt/format.h>
@@ -100,7 +100,7 @@ sim::Task<uint64_t> GlobalAsids::allocate_global_asid(hw::Cpu& cpu) {
     if (asid >= max_ && available == 0) co_return 0;  // "Unable to allocate global ASID"
     if (asid >= max_) {
         // Freed ASIDs below the cursor, none above: the kernel would index past the bitmap
-        // (MECHANISMS.md §2.8 item 3). Reset and search again.
+        // (docs/mechanisms.md §2.8 item 3). Reset and search again.
         co_await reset_global_asid_space(cpu);
         asid = co_await find_next_zero_bit(cpu, nr_dyn_);
         if (asid >= max_) co_return 0;

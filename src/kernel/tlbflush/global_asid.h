@@ -1,4 +1,4 @@
-// The global ASID space of arch/x86/mm/tlb.c (CONFIG_BROADCAST_TLB_FLUSH; MECHANISMS.md §2.2,
+// The global ASID space of arch/x86/mm/tlb.c (CONFIG_BROADCAST_TLB_FLUSH; docs/mechanisms.md §2.2,
 // §2.8): ASIDs [TLB_NR_DYN_ASIDS, MAX_ASID_AVAILABLE) are handed to whole processes, which then
 // use the same PCID on every CPU and are flushed by INVLPGB broadcasts instead of IPIs.
 //
@@ -13,7 +13,7 @@
 // The cursor starts at MAX_ASID_AVAILABLE, so the first allocation resets the space:
 // invlpgb_flush_all_nonglobals() (INVLPGB + TLBSYNC) under the lock, used &= ~freed, freed = 0,
 // cursor = TLB_NR_DYN_ASIDS. A freed ASID is reused only after such a reset.
-// One divergence, documented in MECHANISMS.md §2.8 item 3: when no zero bit is left above the
+// One divergence, documented in docs/mechanisms.md §2.8 item 3: when no zero bit is left above the
 // cursor while freed-but-unreset ASIDs exist, the kernel's search result is out of range; we
 // reset and search again.
 #pragma once
@@ -48,7 +48,7 @@ public:
                 uint32_t max_asid_available = MAX_ASID_AVAILABLE);
     // The flush of reset_global_asid_space(), run under the lock with IRQs off: with INVLPGB
     // invlpgb_flush_all_nonglobals() (the constructor above); with RAR, whose global ASIDs are
-    // current only on mm_cpumask CPUs, flush_tlb_all() (MECHANISMS.md §3.3).
+    // current only on mm_cpumask CPUs, flush_tlb_all() (docs/mechanisms.md §3.3).
     using ResetFlush = std::function<sim::Task<>(hw::Cpu& cpu)>;
     GlobalAsids(hw::Memory& mem, ResetFlush reset_flush, uint32_t nr_dyn_asids,
                 uint32_t max_asid_available = MAX_ASID_AVAILABLE);

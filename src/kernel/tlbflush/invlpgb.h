@@ -1,5 +1,5 @@
 // AMD INVLPGB broadcast TLB invalidation with global ASIDs (Rik van Riel, merged for 6.15;
-// MECHANISMS.md §2.4 path (a), §2.5, §2.8). Registered as tlb_flush "invlpgb".
+// docs/mechanisms.md §2.4 path (a), §2.5, §2.8). Registered as tlb_flush "invlpgb".
 //
 // Until an mm has a global ASID it is flushed exactly like `ipi` (native_flush_tlb_multi), and
 // after each such multi-CPU flush consider_global_asid() may give it one: in 1 of 32 jiffies

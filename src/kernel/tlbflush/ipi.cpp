@@ -1,4 +1,4 @@
-// The IPI shootdown (native_flush_tlb_multi, MECHANISMS.md §2.5): the generic cross-call
+// The IPI shootdown (native_flush_tlb_multi, docs/mechanisms.md §2.5): the generic cross-call
 // layer runs flush_tlb_func on every CPU that should_flush_tlb() selects, the initiator
 // included (SCF_RUN_LOCAL, overlapped with remote delivery), and waits for all of them.
 // Freed page tables go to every CPU of the mask, lazy ones included.

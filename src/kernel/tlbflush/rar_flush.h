@@ -1,5 +1,5 @@
 // Intel RAR TLB flushing with global ASIDs (RAR RFC v3 7/7 and v4 on top of the INVLPGB global
-// ASID code; MECHANISMS.md §3.3). Registered as tlb_flush "rar-naive" and "rar-optimized"
+// ASID code; docs/mechanisms.md §3.3). Registered as tlb_flush "rar-naive" and "rar-optimized"
 // (rar_naive.cpp, rar_optimized.cpp), which differ only in the smp_call_rar_many() variant
 // (kernel/rar/: "naive" = RFC v4, "optimized" = seed 000's rar_pending patch).
 //

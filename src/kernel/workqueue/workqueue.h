@@ -1,5 +1,5 @@
 // Per-CPU workqueues (kernel/workqueue.c, system_wq's bound pools) and smp_call_on_cpu()
-// (kernel/smp.c, MECHANISMS §1.8).
+// (kernel/smp.c, docs/mechanisms.md §1.8).
 //
 // Each CPU has one worker pool with one kworker thread bound to it, created on first use and
 // asleep until work arrives. queue_work_on(cpu, work) takes the target pool's lock (its cache
