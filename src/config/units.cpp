@@ -1,5 +1,7 @@
 #include "config/units.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -70,8 +72,9 @@ std::optional<sim::Picos> parse_duration(std::string_view text, std::string* why
     for (const auto& [name, scale] : units) {
         if (q->unit == name) {
             double ps = q->value * scale;
-            if (ps > 1.8e19) {
-                *why = "duration too large";
+            // Below 2^62 ps (53 days) the conversion is exact enough and sums of two stay in range.
+            if (ps >= 4.611686018427388e18) {
+                *why = fmt::format("duration too large: \"{}\" (at most 53 days)", text);
                 return std::nullopt;
             }
             return sim::Picos(static_cast<uint64_t>(std::llround(ps)));
@@ -95,6 +98,10 @@ std::optional<sim::ClockDomain> parse_frequency(std::string_view text, std::stri
             double khz = q->value * scale;
             if (khz < 1.0) {
                 *why = "frequency must be at least 1 kHz";
+                return std::nullopt;
+            }
+            if (khz > 1e9) {
+                *why = fmt::format("frequency too large: \"{}\" (at most 1 THz)", text);
                 return std::nullopt;
             }
             return sim::ClockDomain(static_cast<uint64_t>(std::llround(khz)));
