@@ -64,8 +64,8 @@ std::string duration_text(sim::Picos t) {
         uint64_t scale;
         const char* name;
     };
-    static constexpr Unit units[] = {{1'000'000'000'000ULL, "s"}, {1'000'000'000ULL, "ms"}, {1'000'000ULL, "us"},
-                                     {1'000ULL, "ns"}};
+    static constexpr Unit units[] = {
+        {1'000'000'000'000ULL, "s"}, {1'000'000'000ULL, "ms"}, {1'000'000ULL, "us"}, {1'000ULL, "ns"}};
     for (const Unit& u : units) {
         if (ps % u.scale == 0) return fmt::format("{} {}", ps / u.scale, u.name);
     }

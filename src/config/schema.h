@@ -93,9 +93,9 @@ struct ParamInfo {
     std::string unit;  // "" for plain values; durations and frequencies carry theirs in the text
     std::string doc;
     bool required = true;
-    bool optional = false;      // may be absent, no default
-    std::string default_text;   // TOML text of the default ("\"2 ms\"", "true"), empty if none
-    std::string default_doc;    // a computed default, in words
+    bool optional = false;     // may be absent, no default
+    std::string default_text;  // TOML text of the default ("\"2 ms\"", "true"), empty if none
+    std::string default_doc;   // a computed default, in words
     std::vector<std::string> choices;
     std::optional<double> min;  // base unit
     std::optional<double> max;
@@ -182,7 +182,7 @@ public:
 
     // A field of type X (see the header comment); required unless given a default.
     template <class X>
-    Schema& param(std::string key, X T::* field, std::string doc) {
+    Schema& param(std::string key, X T::*field, std::string doc) {
         using V = typename std::conditional_t<detail::is_optional<X>::value, detail::is_optional<X>,
                                               std::type_identity<X>>::type;
         static_assert(detail::type_of<V>() != ParamType::choice, "an enum parameter needs choice()");
@@ -194,8 +194,8 @@ public:
         e.info.required = !e.info.optional;
         if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>) {
             e.info.type_min = static_cast<int64_t>(std::numeric_limits<V>::min());
-            e.info.type_max = std::numeric_limits<V>::max() > static_cast<std::make_unsigned_t<V>>(
-                                                                   std::numeric_limits<int64_t>::max())
+            e.info.type_max = std::numeric_limits<V>::max() >
+                                      static_cast<std::make_unsigned_t<V>>(std::numeric_limits<int64_t>::max())
                                   ? std::numeric_limits<int64_t>::max()
                                   : static_cast<int64_t>(std::numeric_limits<V>::max());
         }
@@ -214,7 +214,7 @@ public:
 
     // A field whose value is one of named choices (an enum, or a string restricted to names).
     template <class E>
-    Schema& choice(std::string key, E T::* field, std::vector<std::pair<std::string, E>> values, std::string doc) {
+    Schema& choice(std::string key, E T::*field, std::vector<std::pair<std::string, E>> values, std::string doc) {
         Entry e;
         e.info.key = std::move(key);
         e.info.type = ParamType::choice;
@@ -473,8 +473,8 @@ const CostValue* find_cost(const CostRecord* costs, const std::string& key);
 }  // namespace detail
 
 template <class T>
-void Schema<T>::write_value(toml::table& table, const ParamInfo& info, const detail::Scalar& s,
-                            const CostRecord* costs, const std::string& prefix) const {
+void Schema<T>::write_value(toml::table& table, const ParamInfo& info, const detail::Scalar& s, const CostRecord* costs,
+                            const std::string& prefix) const {
     const std::string key = prefix.empty() ? info.key : prefix + "." + info.key;
     detail::write_scalar(table, info, s, info.cost ? detail::find_cost(costs, key) : nullptr);
 }

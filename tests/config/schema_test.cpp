@@ -23,26 +23,26 @@ struct Params {
 };
 
 const Schema<Params>& schema() {
-    static const auto s = Schema<Params>("test", "a test schema")
-                              .param("threads", &Params::threads, "tasks")
-                              .at_least(1)
-                              .choice("mode", &Params::mode, {{"threads", Mode::threads}, {"processes", Mode::processes}},
-                                      "sharing")
-                              .def(Mode::threads)
-                              .param("warmup", &Params::warmup, "before the window")
-                              .def(2_ms)
-                              .param("fraction", &Params::fraction, "a share")
-                              .def(0.5)
-                              .at_least(0)
-                              .at_most(1)
-                              .param("small", &Params::small, "an unsigned count")
-                              .def(uint32_t{3})
-                              .param("limit", &Params::limit, "optional")
-                              .param("smt", &Params::smt, "siblings")
-                              .def(false)
-                              .sets("smt", [](const Params& p) { return p.smt; })
-                              .param("smt_percent", &Params::smt_percent, "sibling speed")
-                              .when("smt");
+    static const auto s =
+        Schema<Params>("test", "a test schema")
+            .param("threads", &Params::threads, "tasks")
+            .at_least(1)
+            .choice("mode", &Params::mode, {{"threads", Mode::threads}, {"processes", Mode::processes}}, "sharing")
+            .def(Mode::threads)
+            .param("warmup", &Params::warmup, "before the window")
+            .def(2_ms)
+            .param("fraction", &Params::fraction, "a share")
+            .def(0.5)
+            .at_least(0)
+            .at_most(1)
+            .param("small", &Params::small, "an unsigned count")
+            .def(uint32_t{3})
+            .param("limit", &Params::limit, "optional")
+            .param("smt", &Params::smt, "siblings")
+            .def(false)
+            .sets("smt", [](const Params& p) { return p.smt; })
+            .param("smt_percent", &Params::smt_percent, "sibling speed")
+            .when("smt");
     return s;
 }
 
@@ -201,15 +201,18 @@ TEST(Schema, marks_are_checked) {
               "m.toml:1: same_l3.range: an A value needs a plausible range [low, high]");
     EXPECT_EQ(cost_error("same_l3 = { value = \"60 ns\", mark = \"Q\", source = \"x\" }\n"),
               "m.toml:1: same_l3.mark: must be \"P\", \"D\", \"A\" or \"F\", got \"Q\"");
-    EXPECT_EQ(cost_error("same_l3 = { value = \"90 ns\", mark = \"A\", range = [\"40 ns\", \"75 ns\"], source = \"x\" }\n"),
-              "m.toml:1: same_l3: the value lies outside its own range");
-    EXPECT_EQ(cost_error("same_l3 = { value = \"60 ns\", mark = \"F\", range = [\"40 ns\", \"75 ns\"], source = \"x\" }\n"),
-              "m.toml:1: same_l3.target: a fitted (F) value names its calibration target");
+    EXPECT_EQ(
+        cost_error("same_l3 = { value = \"90 ns\", mark = \"A\", range = [\"40 ns\", \"75 ns\"], source = \"x\" }\n"),
+        "m.toml:1: same_l3: the value lies outside its own range");
+    EXPECT_EQ(
+        cost_error("same_l3 = { value = \"60 ns\", mark = \"F\", range = [\"40 ns\", \"75 ns\"], source = \"x\" }\n"),
+        "m.toml:1: same_l3.target: a fitted (F) value names its calibration target");
     EXPECT_EQ(cost_error("same_l3 = { value = \"60 ns\", mark = \"P\" }\n"),
               "m.toml:1: same_l3.source: a marked value names its source (or, for A, its rationale)");
     EXPECT_EQ(cost_error("same_l3 = { value = \"60 ns\", mark = \"P\", source = \"x\", sauce = 1 }\n"),
               "m.toml:1: same_l3.sauce: unknown key");
-    EXPECT_EQ(cost_error("same_l3 = \"60 ns\"\nratio = { value = 1 }\n"), "m.toml:2: ratio.mark: required key is missing");
+    EXPECT_EQ(cost_error("same_l3 = \"60 ns\"\nratio = { value = 1 }\n"),
+              "m.toml:2: ratio.mark: required key is missing");
 }
 
 }  // namespace

@@ -1,0 +1,27 @@
+#include "kernel/version.h"
+
+#include <gtest/gtest.h>
+
+namespace ipisim::kernel {
+namespace {
+
+TEST(Version, release_patch_and_rc_forms_parse_to_major_minor) {
+    EXPECT_EQ(Version::parse("6.13"), (Version{6, 13}));
+    EXPECT_EQ(Version::parse("5.17.2"), (Version{5, 17}));
+    EXPECT_EQ(Version::parse("6.18-rc1"), (Version{6, 18}));
+}
+
+TEST(Version, versions_compare_numerically_not_as_text) {
+    EXPECT_LT(*Version::parse("6.9"), *Version::parse("6.10"));
+    EXPECT_GE(*Version::parse("6.17"), (Version{6, 17}));
+    EXPECT_EQ(Version::parse("6.10")->text(), "6.10");
+}
+
+TEST(Version, anything_else_is_not_a_version) {
+    for (const char* bad : {"", "6", "6.", ".13", "six.13", "6.13x", "6.13-", "6..13", "6.13.x", "99999.1"}) {
+        EXPECT_FALSE(Version::parse(bad).has_value()) << bad;
+    }
+}
+
+}  // namespace
+}  // namespace ipisim::kernel
