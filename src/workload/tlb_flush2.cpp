@@ -30,19 +30,12 @@ using kernel::mm::PAGE_SIZE;
 
 constexpr uint64_t kRegion = 1ULL << 20;  // MEMSIZE: 1 MiB
 
+// TLB invalidation time: labels the flush protocols tag as such, and those of the cross-call
+// layer and IPI send loops they use (here every cross call and IPI is a flush).
 bool is_flush_label(const std::string& n) {
-    static const char* const names[] = {
-        "flush_tlb_mm_range", "native_flush_tlb_multi", "smp_call_function_many_cond", "csd_lock_wait",
-        "flush_tlb_func", "__flush_smp_call_function_queue", "sysvec_call_function", "sysvec_call_function_single",
-        "default_send_IPI_mask_sequence_phys", "default_send_IPI_single_phys", "apic_mem_wait_icr_idle",
-        "__x2apic_send_IPI_mask", "x2apic_send_IPI", "gic_ipi_send_mask",
-        // broadcast protocols (RAR, INVLPGB)
-        "rar_tlb_flush", "smp_call_rar_many", "wait_for_action_done", "rar_microcode", "broadcast_tlb_flush",
-        "finish_asid_transition", "invlpgb", "tlbsync"};
-    for (const char* s : names) {
-        if (n == s) return true;
-    }
-    return false;
+    const hw::LabelCategory c = hw::profile_label_category(hw::profile_label(n));
+    return c == hw::LabelCategory::tlb_invalidation || c == hw::LabelCategory::cross_call ||
+           c == hw::LabelCategory::ipi_send;
 }
 
 class TlbFlush2 : public Workload {
