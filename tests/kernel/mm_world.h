@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "kernel/mm/mm.h"
 #include "support/kernel_world.h"
@@ -15,6 +16,9 @@ namespace ipisim::mmtest {
 struct MmWorld : test::KernelWorld {
     std::unique_ptr<kernel::mm::Mm> mm;
     explicit MmWorld(const std::string& machine, const std::string& protocol = "ipi") : KernelWorld(machine) {
+        mm = std::make_unique<kernel::mm::Mm>(*k, protocol);
+    }
+    MmWorld(hw::MachineSpec machine, const std::string& protocol) : KernelWorld(std::move(machine)) {
         mm = std::make_unique<kernel::mm::Mm>(*k, protocol);
     }
     ~MmWorld() override {

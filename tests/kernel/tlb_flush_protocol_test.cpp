@@ -49,7 +49,7 @@ TEST(TlbFlushProtocol, each_protocol_names_what_a_machine_lacks) {
     EXPECT_EQ(support("invlpgb", "milan_36c"), "");
     EXPECT_EQ(support("invlpgb", "sapphire_rapids_30c"), "needs a machine with INVLPGB (tlb.invlpgb_count_max > 0)");
     EXPECT_EQ(support("invlpgb", "toy4_arm"), "needs an x86 machine (it runs arch/x86/mm/tlb.c)");
-    for (const char* rar : {"rar-naive", "rar-optimized"}) {
+    for (const char* rar : {"rar-naive", "rar-optimized", "rar-grouped"}) {
         EXPECT_EQ(support(rar, "sapphire_rapids_30c"), "") << rar;
         EXPECT_EQ(support(rar, "milan_36c"), "needs a machine with RAR (tlb.rar_payloads > 0)") << rar;
     }
@@ -62,7 +62,8 @@ TEST(TlbFlushProtocol, the_mm_layer_has_global_asids_exactly_when_the_protocol_s
     } cases[] = {{"ipi", GlobalAsidFlavour::none},
                  {"invlpgb", GlobalAsidFlavour::every_cpu},
                  {"rar-naive", GlobalAsidFlavour::mm_cpumask},
-                 {"rar-optimized", GlobalAsidFlavour::mm_cpumask}};
+                 {"rar-optimized", GlobalAsidFlavour::mm_cpumask},
+                 {"rar-grouped", GlobalAsidFlavour::mm_cpumask}};
     for (const auto& c : cases) {
         test::KernelWorld w("toy4");
         kernel::mm::Mm mm(*w.k, c.protocol);
