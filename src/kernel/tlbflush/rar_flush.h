@@ -1,8 +1,7 @@
 // Intel RAR TLB flushing with global ASIDs (RAR RFC v3 7/7 and v4 on top of the INVLPGB global
 // ASID code; docs/mechanisms.md §3.3). One class, registered once per smp_call_rar_many()
-// variant (kernel/rar/smp_call_rar.h) with a RarFlushRegistration line: "rar-naive" (RFC v4)
-// and "rar-optimized" (seed 000's rar_pending patch) in rar_flush.cpp, others in a file each
-// (rar_grouped.cpp); `ipisim list` shows them all.
+// variant (kernel/rar/smp_call_rar.h: a send policy and a slot/order placement) with one
+// RarFlushRegistration line each; `ipisim list` shows the registered ones (kind tlb_flush).
 //
 // Until an mm has a global ASID it is flushed exactly like `ipi`, and after each such
 // multi-CPU flush consider_global_asid() may give it one (the INVLPGB rule: in 1 of 32 jiffies

@@ -5,8 +5,9 @@
 //   Slots: take the finest of L3 domain, die, package and machine that has no more domains
 //   than slots; each domain gets slots / domains consecutive slots, and the j-th CPU of a
 //   domain (by CPU number) uses its domain's slot j mod that many. CPUs sharing a slot lock
-//   and payload line are then in one domain; on SMT-last numbering they are also the CPUs
-//   that run together first (cpu % slots shares a slot only above `slots` CPUs).
+//   and payload line are then in one domain. The price: tasks placed in CPU order fill a
+//   domain first, so they share slots from the (slots / domains + 1)-th CPU of a domain on,
+//   where cpu % slots shares none below `slots` CPUs (what that does: docs/protocols.md).
 //   Order: the sender's own L3 first, then the rest of its die, its package, the other
 //   packages; by L3, then CPU number, within each.
 // With one L3 and no more CPUs than slots, both are RFC v4's (slot = cpu, CPU number order).
@@ -24,22 +25,19 @@ namespace {
 class LocalityPlacement final : public RarPlacement {
 public:
     void attach(const hw::Topology& topo, uint32_t nr_slots) override {
+        RarPlacement::attach(topo, nr_slots);
         topo_ = &topo;
-        const std::pair<uint32_t, uint32_t hw::CpuInfo::*> levels[] = {{topo.nr_l3(), &hw::CpuInfo::l3},
-                                                                       {topo.nr_dies(), &hw::CpuInfo::die},
-                                                                       {topo.nr_packages(), &hw::CpuInfo::package}};
-        uint32_t nr_domains = 1;
-        uint32_t hw::CpuInfo::*domain = nullptr;  // nullptr: the machine is one domain
-        for (const auto& [n, field] : levels) {
-            if (n > nr_slots) continue;
-            nr_domains = n;
-            domain = field;
-            break;
-        }
-        const uint32_t per_domain = nr_slots / nr_domains;
-        std::vector<uint32_t> seen(nr_domains, 0);
+        // (domain, domains): the finest of L3, die, package with no more domains than slots.
+        auto domain = [&topo, nr_slots](const hw::CpuInfo& c) -> std::pair<uint32_t, uint32_t> {
+            if (topo.nr_l3() <= nr_slots) return {c.l3, topo.nr_l3()};
+            if (topo.nr_dies() <= nr_slots) return {c.die, topo.nr_dies()};
+            if (topo.nr_packages() <= nr_slots) return {c.package, topo.nr_packages()};
+            return {0, 1};
+        };
+        std::vector<uint32_t> seen(topo.nr_cpus(), 0);  // CPUs of each domain so far
         for (const hw::CpuInfo& c : topo.cpus()) {
-            const uint32_t d = domain != nullptr ? c.*domain : 0;
+            const auto [d, domains] = domain(c);
+            const uint32_t per_domain = nr_slots / domains;
             slot_.push_back(d * per_domain + seen[d]++ % per_domain);
         }
     }
