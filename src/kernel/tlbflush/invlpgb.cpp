@@ -10,6 +10,11 @@
 
 namespace ipisim::kernel {
 
+std::string InvlpgbFlush::check(const hw::MachineSpec& machine) const {
+    if (machine.tlb.invlpgb_count_max > 0) return "";
+    return "\"invlpgb\" needs a machine with INVLPGB (tlb.invlpgb_count_max > 0); " + machine.name + " has none";
+}
+
 void InvlpgbFlush::attach(mm::Mm& m) {
     TlbFlushProtocol::attach(m);
     invlpgb_ = m.platform().invlpgb();

@@ -11,6 +11,12 @@
 
 namespace ipisim::kernel {
 
+std::string RarFlush::check(const hw::MachineSpec& machine) const {
+    if (machine.tlb.rar_payloads > 0) return "";
+    return fmt::format("\"rar-{}\" needs a machine with RAR (tlb.rar_payloads > 0); {} has none", variant_,
+                       machine.name);
+}
+
 void RarFlush::attach(mm::Mm& m) {
     TlbFlushProtocol::attach(m);
     if (m.platform().rar() == nullptr) {

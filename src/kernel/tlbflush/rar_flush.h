@@ -48,6 +48,7 @@ public:
     // `variant`: the registered kernel::Rar ("naive", "optimized").
     explicit RarFlush(std::string variant) : variant_(std::move(variant)) {}
 
+    [[nodiscard]] std::string check(const hw::MachineSpec& machine) const override;
     void attach(mm::Mm& mm) override;
     sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) override;
     sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) override;

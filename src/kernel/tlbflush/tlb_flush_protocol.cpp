@@ -24,6 +24,10 @@ std::unique_ptr<TlbFlushProtocol> make_tlb_flush_protocol(const std::string& nam
     return p;
 }
 
+std::string tlb_flush_protocol_check(const std::string& name, const hw::MachineSpec& machine) {
+    return make_tlb_flush_protocol(name)->check(machine);
+}
+
 std::string tlb_flush_protocol_names() {
     return sim::Registry<TlbFlushProtocol>::instance().names();
 }

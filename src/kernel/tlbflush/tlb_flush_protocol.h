@@ -30,6 +30,10 @@
 #include "kernel/mm/mm_types.h"
 #include "sim/task.h"
 
+namespace ipisim::hw {
+struct MachineSpec;
+}
+
 namespace ipisim::kernel::mm {
 class Mm;
 }
@@ -39,6 +43,10 @@ namespace ipisim::kernel {
 class TlbFlushProtocol {
 public:
     virtual ~TlbFlushProtocol() = default;
+
+    // Whether the protocol can run on `machine`: "" if it can, else the problem. Checked before
+    // any simulation, so a mismatch is a configuration error at the [kernel] tlb_flush key.
+    [[nodiscard]] virtual std::string check(const hw::MachineSpec& /*machine*/) const { return ""; }
 
     // Called once, when the Mm layer of a machine is built with this protocol.
     virtual void attach(mm::Mm& mm) { mm_ = &mm; }
@@ -64,6 +72,8 @@ private:
 // The registered protocol `name`; a config::ConfigError-style std::invalid_argument listing
 // the registered names when unknown.
 std::unique_ptr<TlbFlushProtocol> make_tlb_flush_protocol(const std::string& name);
+// The check() of the registered protocol `name` on `machine` ("" if it can run there).
+std::string tlb_flush_protocol_check(const std::string& name, const hw::MachineSpec& machine);
 // "invlpgb, ipi, ..." (sorted).
 std::string tlb_flush_protocol_names();
 
