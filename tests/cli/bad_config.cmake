@@ -33,3 +33,5 @@ expect_rejection("--set: params.duration: a duration needs a unit (ps, ns, us, m
                  ${good} --set "params.duration=\"20\"")
 expect_rejection("--set: params.cpus: expected an integer like the value it replaces, got a string"
                  ${good} --set params.cpus=four)
+# --seed beyond the int64 range the file's experiment.seed has.
+expect_rejection("--seed: experiment.seed: must be at most 9223372036854775807" ${good} --seed 9223372036854775808)

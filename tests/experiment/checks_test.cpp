@@ -155,5 +155,20 @@ TEST(Checks, a_set_machine_value_is_applied_before_the_machine_loads_and_named_a
               0U);
 }
 
+TEST(Checks, a_sweep_of_more_than_2_to_the_64_points_is_an_error_not_zero_points) {
+    std::string values = "[0";
+    for (int i = 1; i <= 40; ++i) values += ", " + std::to_string(i);
+    values += "]";
+    std::string text = "[experiment]\nname = \"t\"\nworkload = \"tlb_flush2\"\nmachine = \"toy2\"\n[sweep]\n";
+    for (const char* key : {"threads", "mode", "warmup", "measure", "kernel.version", "kernel.tlb_flush",
+                            "kernel.madvise_lru_add_drain", "kernel.call_any_policy", "kernel.hz", "kernel.gic_barrier",
+                            "kernel.arch_freq_prepare_all", "kernel.resctrl_dispatch"}) {
+        text += std::string(key) + " = " + values + "\n";
+    }
+    // 41^11 < 2^64 < 41^12: the twelfth key overflows.
+    EXPECT_EQ(run_text("overflow", text).error,
+              "FILE:17: sweep.kernel.resctrl_dispatch: the sweep has more than 2^64 points");
+}
+
 }  // namespace
 }  // namespace ipisim::experiment
