@@ -5,12 +5,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "config/table.h"
+#include "experiment/experiment.h"
+#include "experiment/runner.h"
 #include "kernel/tlbflush/rar_flush.h"
 #include "mm_world.h"
+#include "report/results_files.h"
 #include "sim/registry.h"
 #include "workload/workload.h"
 
@@ -163,20 +167,19 @@ TEST(RarGrouped, a_sender_visiting_its_own_l3_first_does_not_hold_up_a_near_targ
 TEST(RarGrouped, where_grouping_cannot_matter_it_runs_exactly_as_rar_optimized) {
     // toy4: one L3, 4 CPUs, 64 slots: slot = cpu and CPU order under both rules. tlb_flush2
     // with 4 threads: the same events, to the fingerprint.
-    std::vector<workload::RunResult> results;
-    for (const char* protocol : {"rar-optimized", "rar-grouped"}) {
-        config::Document doc =
-            config::Document::parse(std::string("threads = 4\nflush = \"") + protocol +
-                                        "\"\nlru_add_drain = false\nwarmup = \"1 ms\"\nmeasure = \"3 ms\"\n",
-                                    "test.toml");
-        config::Table params = doc.root();
-        workload::RunContext ctx;
-        ctx.seed = 1;
-        ctx.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
-        ctx.machine = "toy4";
-        results.push_back(sim::Registry<workload::Workload>::instance().create("tlb_flush2")->run(params, ctx));
-    }
-    EXPECT_GT(results[0].metrics["rar_ipis_per_loop"].get<double>(), 0.0);  // RAR broadcasts ran
-    EXPECT_EQ(results[0].fingerprint, results[1].fingerprint);
-    EXPECT_EQ(results[0].metrics, results[1].metrics);
+    const auto dir = std::filesystem::temp_directory_path() / "ipisim_rar_grouped_test";
+    std::filesystem::create_directories(dir);
+    const std::string file = (dir / "e.toml").string();
+    report::write_text_file(file,
+                            "[experiment]\nname = \"g\"\nworkload = \"tlb_flush2\"\nmachine = \"toy4\"\n"
+                            "[kernel]\nversion = \"6.18\"\nmadvise_lru_add_drain = false\n"
+                            "[params]\nthreads = 4\nwarmup = \"1 ms\"\nmeasure = \"3 ms\"\n"
+                            "[sweep]\nkernel.tlb_flush = [\"rar-optimized\", \"rar-grouped\"]\n");
+    experiment::RunOptions options;
+    options.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    const report::ExperimentResults r = experiment::run_experiment(experiment::load_experiment(file, {}), options);
+    ASSERT_EQ(r.rows.size(), 2u);
+    EXPECT_GT(r.rows[0].metrics["rar_ipis_per_loop"].get<double>(), 0.0);  // RAR broadcasts ran
+    EXPECT_EQ(r.rows[0].fingerprint, r.rows[1].fingerprint);
+    EXPECT_EQ(r.rows[0].metrics, r.rows[1].metrics);
 }

@@ -69,7 +69,7 @@ MmStruct* Mm::mm_by_id(uint64_t id) {
 }
 
 uint64_t Mm::jiffies() const {
-    return k_.platform().engine().now().count() / (1'000'000'000'000ULL / costs::HZ);
+    return k_.platform().engine().now().count() / (1'000'000'000'000ULL / hz());
 }
 
 MmStruct& Mm::mm_alloc(uint32_t home_node) {
@@ -79,7 +79,7 @@ MmStruct& Mm::mm_alloc(uint32_t home_node) {
     m->home_node = home_node;
     hw::CacheLine& ctx = mem_.new_line(fmt::format("mm[{}].context", m->id), home_node);
     m->tlb_gen = &mem_.new_var(ctx, 0);
-    m->next_trim_cpumask = &mem_.new_var(ctx, jiffies() + costs::HZ);
+    m->next_trim_cpumask = &mem_.new_var(ctx, jiffies() + hz());
     hw::CacheLine* mask_line = nullptr;
     for (uint32_t w = 0; w < (nr_cpus_ + 63) / 64; ++w) {
         if (w % 8 == 0) mask_line = &mem_.new_line(fmt::format("mm[{}].cpu_bitmap.{}", m->id, w / 8), home_node);

@@ -34,7 +34,7 @@ sim::Task<hw::CpuMask> Mm::read_mm_cpumask(hw::Cpu& cpu, MmStruct& mm) {
 sim::Task<bool> Mm::should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm) {
     const uint64_t next = co_await mem_.load(cpu.id(), *mm.next_trim_cpumask);
     if (jiffies() > next) {  // time_after(jiffies, next_trim_cpumask)
-        co_await mem_.store(cpu.id(), *mm.next_trim_cpumask, jiffies() + costs::HZ);
+        co_await mem_.store(cpu.id(), *mm.next_trim_cpumask, jiffies() + hz());
         ++flush_stats_.trims;
         co_return true;
     }

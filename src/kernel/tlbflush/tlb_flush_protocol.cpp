@@ -1,5 +1,7 @@
 #include "kernel/tlbflush/tlb_flush_protocol.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 #include "kernel/mm/mm.h"
@@ -39,6 +41,12 @@ std::unique_ptr<TlbFlushProtocol> make_tlb_flush_protocol(const std::string& nam
                                     "\"; registered: " + tlb_flush_protocol_names());
     }
     return p;
+}
+
+std::string tlb_flush_protocol_check(const std::string& name, const hw::MachineSpec& machine) {
+    const std::string why = make_tlb_flush_protocol(name)->machine_support(machine);
+    if (why.empty()) return "";
+    return fmt::format("\"{}\" on machine {}: {}", name, machine.name, why);
 }
 
 std::string tlb_flush_protocol_names() {

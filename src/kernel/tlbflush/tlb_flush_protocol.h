@@ -25,6 +25,10 @@
 #include "kernel/mm/mm_types.h"
 #include "sim/task.h"
 
+namespace ipisim::hw {
+struct MachineSpec;
+}
+
 namespace ipisim::kernel::mm {
 class Mm;
 }
@@ -82,6 +86,9 @@ private:
 // The registered protocol `name`; std::invalid_argument listing the registered names when
 // unknown.
 std::unique_ptr<TlbFlushProtocol> make_tlb_flush_protocol(const std::string& name);
+// "" if the registered protocol `name` can run on `machine`, else "\"name\" on machine M: reason"
+// (machine_support()).
+std::string tlb_flush_protocol_check(const std::string& name, const hw::MachineSpec& machine);
 // "invlpgb, ipi, ..." (sorted).
 std::string tlb_flush_protocol_names();
 
