@@ -65,17 +65,20 @@ double measured(const Cell& c) {
 
 std::string render(const std::vector<Cell>& cells) {
     report::TextTable t({"mode", "tasks", "loops/s (wall)", "min..max", "CPU share", "loops/s owning CPUs", "model",
-                         "error", "error vs wall", "TLB IPIs/loop", "model IPIs/loop"});
+                         "error", "error vs wall", "us/loop/task", "model us/loop/task", "TLB IPIs/loop",
+                         "model IPIs/loop"});
     for (const Cell& c : cells) {
         const probe::Spread& s = c.native.loops_per_sec;
         const probe::Spread& share = c.native.cpu_share;
         const probe::Spread& owned = c.native.loops_per_cpu_sec;
-        t.add_row(
-            {probe::to_string(c.mode), std::to_string(c.tasks), fmt::format("{:.0f}", s.median),
-             fmt::format("{:.0f}..{:.0f}", s.min, s.max), share.n > 0 ? fmt::format("{:.3f}", share.median) : "n/a",
-             owned.n > 0 ? fmt::format("{:.0f}", owned.median) : "n/a", fmt::format("{:.0f}", c.model.loops_per_sec),
-             pct(c.model.loops_per_sec, measured(c)), pct(c.model.loops_per_sec, s.median), opt(c.native.tlb_per_loop),
-             fmt::format("{:.3f}", c.model.ipis_per_loop)});
+        t.add_row({probe::to_string(c.mode), std::to_string(c.tasks), fmt::format("{:.0f}", s.median),
+                   fmt::format("{:.0f}..{:.0f}", s.min, s.max),
+                   share.n > 0 ? fmt::format("{:.3f}", share.median) : "n/a",
+                   owned.n > 0 ? fmt::format("{:.0f}", owned.median) : "n/a",
+                   fmt::format("{:.0f}", c.model.loops_per_sec), pct(c.model.loops_per_sec, measured(c)),
+                   pct(c.model.loops_per_sec, s.median), fmt::format("{:.2f}", 1e6 * c.tasks / measured(c)),
+                   fmt::format("{:.2f}", 1e6 * c.tasks / c.model.loops_per_sec), opt(c.native.tlb_per_loop),
+                   fmt::format("{:.3f}", c.model.ipis_per_loop)});
     }
     std::string out = t.render();
     // Scaling: each task count over the mode's 1-task cell.

@@ -119,11 +119,21 @@ const HostCpu& HostTopology::cpu(int os_index) const {
     throw std::out_of_range(fmt::format("CPU {} is not in the probed topology", os_index));
 }
 
+// Keeps only the CPUs this process may run on (taskset, sched_setaffinity): the probe measures
+// those; the skeleton still describes the whole machine.
+void restrict_to(HostTopology& t, const std::vector<int>& allowed) {
+    const auto ok = [&](int c) { return std::find(allowed.begin(), allowed.end(), c) != allowed.end(); };
+    std::erase_if(t.cpus, [&](const HostCpu& c) { return !ok(c.os_index); });
+    std::erase_if(t.task_order, [&](int c) { return !ok(c); });
+}
+
 HostTopology load_host_topology() {
     try {
         HwlocTopology t = init_or_throw();
         if (hwloc_topology_load(t.get()) != 0) throw std::runtime_error("hwloc_topology_load failed");
-        return from_hwloc(t.get());
+        HostTopology out = from_hwloc(t.get());
+        restrict_to(out, allowed_cpus());
+        return out;
     } catch (const std::exception& e) {
         HostTopology out;
         for (int c : allowed_cpus()) {

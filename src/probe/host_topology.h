@@ -23,7 +23,7 @@ struct HostCpu {
 };
 
 struct HostTopology {
-    std::vector<HostCpu> cpus;  // ascending os_index
+    std::vector<HostCpu> cpus;  // ascending os_index (the CPUs the probe may use)
     // Linux CPU numbers in the order tasks are bound: the first PU of every core (in core
     // order), then the second PU of every core, ... (will-it-scale's default `i mod ncores`
     // over hwloc CORE objects).
@@ -41,7 +41,8 @@ struct HostTopology {
     [[nodiscard]] const HostCpu& cpu(int os_index) const;
 };
 
-// The live system (only the CPUs this process may use). Failures (hwloc cannot load) return
+// The live system; `cpus` and `task_order` hold only the CPUs this process may run on (its
+// affinity mask), the skeleton the whole machine. Failures (hwloc cannot load) return
 // a topology with `skeleton_error` set and every allowed CPU as its own core in one L3.
 HostTopology load_host_topology();
 // An hwloc XML file (tests). std::runtime_error if hwloc cannot read it.

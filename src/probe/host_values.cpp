@@ -141,10 +141,11 @@ toml::table HostValues::coherence() const {
                 pairs += fmt::format("{}{}<->{}", i ? ", " : "", m->pairs[i].first, m->pairs[i].second);
             }
             if (m->pairs.size() > 4) pairs += ", ...";
-            t.insert_or_assign(
-                key, measured_ns(m->one_way_ns, fmt::format("CAS ping-pong RTT/2, {} pair(s) ({}), {} round trips "
-                                                            "per sample",
-                                                            m->pairs.size(), pairs, m->round_trips_per_sample)));
+            const std::string method = fmt::format(
+                "CAS ping-pong RTT/2, {} pair(s) ({}), {} round trips per sample{}", m->pairs.size(), pairs,
+                m->round_trips_per_sample,
+                vm_ ? " (a VM: the host's placement of the vCPUs at the time decides the physical distance)" : "");
+            t.insert_or_assign(key, measured_ns(m->one_way_ns, method));
         } else if (model_.has_class(c)) {
             const ClassAssumption a = transfer_assumption(c);
             t.insert_or_assign(key, assumed_ns(a.ns, a.lo, a.hi,

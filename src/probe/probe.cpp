@@ -127,10 +127,15 @@ private:
             skip("cache-line transfer (CAS ping-pong)", "only one CPU is available to this process");
             return;
         }
-        const uint64_t round_trips = effort_.ops(20'000);
-        // Many pairs (big machines): fewer samples per pair, the class still gets many.
+        // Many pairs (big machines): fewer samples and round trips per pair, within a time budget
+        // (20 s full, 3 s quick at ~200 ns a round trip); each class still gets many samples.
+        const size_t pairs = cpus.size() * (cpus.size() - 1) / 2;
         Effort per_pair = effort_;
         if (cpus.size() > 8) per_pair.repeats = std::max(3, effort_.repeats / 4);
+        const double budget_ns = o_.quick ? 3e9 : 20e9;
+        const double fit = budget_ns / (static_cast<double>(pairs) *
+                                        static_cast<double>(per_pair.repeats + per_pair.warmup_repeats) * 200.0);
+        const uint64_t round_trips = std::clamp<uint64_t>(static_cast<uint64_t>(fit), 100, effort_.ops(20'000));
         std::vector<std::vector<double>> samples(hw::kDistanceClasses);
         for (size_t i = 0; i < cpus.size(); ++i) {
             for (size_t j = i + 1; j < cpus.size(); ++j) {
