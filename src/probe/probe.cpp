@@ -22,7 +22,12 @@ namespace {
 
 class Prober {
 public:
-    Prober(ProbeResults& r, const ProbeOptions& o) : r_(r), o_(o), effort_(o.quick ? quick_effort() : full_effort()) {}
+    Prober(ProbeResults& r, const ProbeOptions& o)
+        : r_(r),
+          o_(o),
+          effort_(o.effort  ? *o.effort
+                  : o.quick ? quick_effort()
+                            : full_effort()) {}
 
     void run() {
         r_.repeats = effort_.repeats;
@@ -64,7 +69,7 @@ public:
                 summarize(pipe_ping_pong_ns(r_.caller_cpu, r_.caller_cpu, effort_.ops(5'000), effort_));
         });
         step("anonymous page fault",
-             [&] { r_.anon_fault_ns = summarize(anon_write_fault_ns(r_.caller_cpu, 8192, effort_)); });
+             [&] { r_.anon_fault_ns = summarize(anon_write_fault_ns(r_.caller_cpu, effort_.ops(8192), effort_)); });
         step("madvise(MADV_DONTNEED) + refault, one thread", [&] { dontneed(std::nullopt); });
         if (!r_.target_cpu) {
             for (const char* what :
@@ -80,7 +85,7 @@ public:
             r_.pipe_cross_cpu_ns = summarize(pipe_ping_pong_ns(r_.caller_cpu, target, effort_.ops(5'000), effort_));
         });
         step("futex wake-up by idle time", [&] {
-            const int wakes = o_.quick ? 10 : 40;
+            const int wakes = effort_.wakes;
             for (const WakeByIdle& w :
                  futex_wake_by_idle(r_.caller_cpu, target, {10'000, 100'000, 1'000'000, 10'000'000}, wakes, effort_)) {
                 r_.futex_wake.push_back(WakeFigure{w.idle_ns, summarize(w.wake_ns)});

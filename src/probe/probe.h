@@ -4,8 +4,10 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "probe/effort.h"
 #include "probe/results.h"
 
 namespace ipisim::probe {
@@ -15,6 +17,7 @@ struct ProbeOptions {
     bool realtime = true;  // SCHED_FIFO measuring threads where permitted (probe/realtime.h)
     std::string command;   // recorded in every source
     std::function<void(const std::string&)> progress;  // one line per step; may be empty
+    std::optional<Effort> effort;                      // tests: instead of quick's or full's
 };
 
 ProbeResults run_probe(const ProbeOptions& options);

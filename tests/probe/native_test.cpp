@@ -15,7 +15,7 @@
 namespace ipisim::probe {
 namespace {
 
-const Effort kTiny{3, 1, 0.01};
+const Effort kTiny{3, 1, 0.01, 2};
 
 std::vector<int> two_cpus() {
     std::vector<int> cpus = allowed_cpus();
