@@ -29,8 +29,9 @@ struct ModelRun {
 ModelTlbFlush2 predict_tlb_flush2(const ModelRun& run);
 
 // Whether madvise(MADV_DONTNEED) on this kernel release still calls lru_add_drain(): true
-// before 6.14 ("mm: remove unnecessary calls to lru_add_drain", 2024-12), and when the
-// release does not parse.
+// before 6.14 and when the release does not parse. "mm: remove unnecessary calls to
+// lru_add_drain" was posted in 2024-12 (experiments/seed000_rar.toml); that it was merged for
+// 6.14 is an assumption [A] (kernels from 6.15 on are after it either way).
 bool kernel_drains_lru_on_madvise(const std::string& release);
 
 }  // namespace ipisim::cli

@@ -28,7 +28,7 @@ namespace {
 constexpr size_t kRegion = 1 << 20;  // MEMSIZE: 1 MiB
 constexpr size_t kStride = 256;      // MAX_CACHELINE_SIZE: one counter per 256 bytes
 
-enum Failure : uint64_t { kNone = 0, kPin = 1, kMmap = 2, kNotZero = 3 };
+enum Failure : uint64_t { kNone = 0, kPin = 1, kMmap = 2, kNotZero = 3, kFork = 4, kNotReady = 5 };
 
 // Shared with forked tasks: one 256-byte slot per word, so nothing false-shares.
 class SharedArea {
@@ -156,6 +156,10 @@ std::string failure_text(uint64_t f) {
             return "a task's mmap of its 1 MiB region failed";
         case kNotZero:
             return "a page read back non-zero after MADV_DONTNEED";
+        case kFork:
+            return std::string("fork() failed: ") + std::strerror(errno);
+        case kNotReady:
+            return "a task did not start within 10 s";
         default:
             return "";
     }
@@ -190,14 +194,21 @@ NativeTlbFlush2Result run_native_tlb_flush2(const NativeTlbFlush2Options& o) {
             _exit(0);
         }
         if (pid < 0) {
-            area.failure().store(kPin);
+            area.failure().store(kFork);
             break;
         }
         children.push_back(pid);
         if (clock_getcpuclockid(pid, &clock) == 0) clocks.add(clock);
     }
     const size_t started = o.mode == TaskMode::threads ? threads.size() : children.size();
-    while (area.ready().load() < started) sleep_s(0.001);
+    const uint64_t deadline = now_ns() + 10'000'000'000ULL;
+    while (area.ready().load() < started) {
+        if (now_ns() > deadline) {
+            area.failure().store(kNotReady);
+            break;
+        }
+        sleep_s(0.001);
+    }
 
     NativeTlbFlush2Result out;
     const char go = 1;
@@ -226,7 +237,6 @@ NativeTlbFlush2Result run_native_tlb_flush2(const NativeTlbFlush2Options& o) {
     out.cpu_share = summarize(out.window_cpu_share);
     out.loops_per_cpu_sec = summarize(out.window_loops_per_cpu_sec);
     out.failure = failure_text(area.failure().load());
-    if (out.failure.empty() && started != n) out.failure = "fork() failed";
     return out;
 }
 
