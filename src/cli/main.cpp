@@ -10,8 +10,10 @@
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
 #include "cli/params_command.h"
+#include "cli/probe_command.h"
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
+#include "cli/validate_command.h"
 #include "config/error.h"
 
 namespace {
@@ -90,6 +92,26 @@ int main(int argc, char** argv) {
     import->callback([&] { command = [&] { return cli::machine_import_command(xml_path, out_path);
 };
 });
+
+cli::ProbeArgs probe_args;
+probe_args.command = cli::command_line(argc, argv);
+CLI::App* probe = app.add_subcommand("probe", "measure this host and write a machine file (host.toml)");
+probe->add_flag("--quick", probe_args.quick, "fewer samples (well under a minute)");
+probe->add_flag("!--no-realtime", probe_args.realtime, "measuring threads at normal priority, not SCHED_FIFO");
+probe->add_option("--out", probe_args.out_dir, "output directory")->capture_default_str();
+probe->callback([&] { command = [&] { return cli::probe_command(probe_args); }; });
+
+cli::ValidateHostArgs validate_args;
+CLI::App* validate = app.add_subcommand("validate", "check the model against this host");
+validate->require_subcommand(1);
+CLI::App* validate_host = validate->add_subcommand("host", "native tlb_flush2 vs the model on the probed host.toml");
+validate_host->add_option("--host", validate_args.host, "machine file written by ipisim probe")->capture_default_str();
+validate_host->add_option("--tasks", validate_args.tasks, "task counts (default 1, 2, 4, ..., all CPUs)")
+    ->delimiter(',');
+validate_host->add_flag("--quick", validate_args.quick, "short windows");
+validate_host->add_flag("!--no-realtime", validate_args.realtime, "tasks at normal priority, not SCHED_FIFO");
+validate_host->add_option("--seed", validate_args.seed, "the model's seed")->capture_default_str();
+validate_host->callback([&] { command = [&] { return cli::validate_host_command(validate_args); }; });
 
 try {
     app.parse(argc, argv);
