@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 
+#include "cli/check_command.h"
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
@@ -112,6 +113,19 @@ validate_host->add_flag("--quick", validate_args.quick, "short windows");
 validate_host->add_flag("!--no-realtime", validate_args.realtime, "tasks at normal priority, not SCHED_FIFO");
 validate_host->add_option("--seed", validate_args.seed, "the model's seed")->capture_default_str();
 validate_host->callback([&] { command = [&] { return cli::validate_host_command(validate_args); }; });
+
+cli::CheckArgs check_args;
+CLI::App* check = app.add_subcommand("check", "explore a flush protocol's schedules with the correctness monitors");
+check->add_option("--protocol", check_args.protocol, "the tlb_flush protocol (or a checker mutant)");
+check->add_option("--machine", check_args.machine, "machine (default: the first toy machine it supports)");
+check->add_option("--seeds", check_args.seeds, "number of seeds")->capture_default_str();
+check->add_option("--first-seed", check_args.first_seed, "first seed")->capture_default_str();
+check->add_option("--jobs", check_args.jobs, "parallel runs (default: every hardware thread)");
+check->add_option("--ops", check_args.ops, "operations per CPU")->capture_default_str();
+check->add_flag("--no-perturb", check_args.no_perturb, "no timing perturbation");
+check->add_option("--replay", check_args.replay, "rerun the run a replay file records");
+check->add_option("--out", check_args.out_dir, "where a violation's log and replay file go")->capture_default_str();
+check->callback([&] { command = [&] { return cli::check_command(check_args, dirs); }; });
 
 try {
     app.parse(argc, argv);

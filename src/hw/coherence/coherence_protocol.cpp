@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hw/check_hooks.h"
+
 namespace ipisim::hw {
 
 sim::Picos CoherenceProtocol::leg(CpuId r, CpuId h, uint32_t home_node) const {
@@ -23,6 +25,7 @@ sim::Picos CoherenceProtocol::hit(CacheLine& line) {
 }
 
 sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost) {
+    cost = perturbed_line_transfer(cost);
     const sim::Picos now = eng_.now();
     const sim::Picos start = std::max(now, line.busy_until());
     const sim::Picos end = start + cost;

@@ -1,5 +1,7 @@
 #include "hw/cpu/cpu.h"
 
+#include "hw/check_hooks.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -176,9 +178,11 @@ sim::Task<> Cpu::idle() {
 Cpu::Scope::Scope(Cpu& cpu, uint32_t label, std::optional<Activity> activity)
     : cpu_(cpu), saved_label_(cpu.profile_.label()), saved_activity_(cpu.profile_.activity()) {
     cpu_.profile_.change(label, activity.value_or(saved_activity_), cpu_.now());
+    IPISIM_CHECK_HOOK(frame_push(cpu_.id(), label));
 }
 
 Cpu::Scope::~Scope() {
+    IPISIM_CHECK_HOOK(frame_pop(cpu_.id()));
     cpu_.profile_.change(saved_label_, saved_activity_, cpu_.now());
 }
 

@@ -4,6 +4,7 @@
 // spin resumes (its first load hits in L1 unless the line was written meanwhile).
 #pragma once
 
+#include "hw/check_hooks.h"
 #include "hw/coherence/memory.h"
 #include "hw/cpu/cpu.h"
 
@@ -16,9 +17,11 @@ sim::Task<uint64_t> spin_until(Cpu& cpu, Memory& mem, SimVar& v, Pred pred) {
     // Inside IRQ context the time stays IRQ time; elsewhere it is spinning.
     const bool in_irq = saved == Activity::irq;
     if (!in_irq) cpu.set_activity(label, Activity::spin);
+    IPISIM_CHECK_HOOK(wait_begin(cpu.id(), v));
     for (;;) {
         SpinResult r = co_await mem.spin_until(cpu.id(), v, pred);
         if (r.done) {
+            IPISIM_CHECK_HOOK(wait_end(cpu.id()));
             if (!in_irq) cpu.set_activity(label, saved);
             co_return r.value;
         }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "hw/check_hooks.h"
 #include "hw/cpu/cpu.h"
 
 namespace ipisim::hw {
@@ -26,7 +27,7 @@ DeliveryFabric::DeliveryFabric(sim::Engine& eng, const MachineSpec& spec, std::v
 }
 
 Picos DeliveryFabric::latency(CpuId sender, CpuId target) const {
-    return spec_.intc.delivery.at(spec_.topology.distance(sender, target));
+    return perturbed_delivery(spec_.intc.delivery.at(spec_.topology.distance(sender, target)));
 }
 
 uint32_t DeliveryFabric::allocate(const Message& m) {

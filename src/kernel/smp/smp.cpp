@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/check_hooks.h"
 #include "hw/cpu/spin.h"
 #include "kernel/costs.h"
 
@@ -102,11 +103,13 @@ sim::Task<> Smp::csd_lock(Cpu& self, Csd& csd, uint64_t type) {
 
 sim::Task<> Smp::csd_unlock(Cpu& self, Csd& csd) {
     // smp_store_release(&csd->node.u_flags, 0)
+    IPISIM_CHECK_HOOK(csd_unlock(self.id(), *csd.flags, csd.flags->peek()));
     co_await mem_.store(self.id(), *csd.flags, 0);
 }
 
 sim::Task<bool> Smp::llist_add(Cpu& self, CpuId cpu, Csd& csd) {
     PerCpu& pc = pcpu_[cpu];
+    IPISIM_CHECK_HOOK(csd_locked(self.id(), *csd.flags, cpu));
     const uint64_t before = co_await mem_.fetch_add(self.id(), *pc.queue_head, 1);
     pc.queue.push_back(&csd);
     co_return before == 0;
