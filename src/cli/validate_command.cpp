@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/validate_model.h"
+#include "cli/validate_notes.h"
 #include "config/error.h"
 #include "config/toml_json.h"
 #include "experiment/runner.h"
@@ -65,6 +66,17 @@ double measured(const Cell& c) {
     return c.native.loops_per_cpu_sec.n > 0 ? c.native.loops_per_cpu_sec.median : c.native.loops_per_sec.median;
 }
 
+std::vector<CellFigures> figures(const std::vector<Cell>& cells) {
+    std::vector<CellFigures> out;
+    for (const Cell& c : cells) {
+        const probe::Spread& share = c.native.cpu_share;
+        out.push_back(CellFigures{probe::to_string(c.mode), c.tasks,
+                                  share.n > 0 ? std::optional<double>(share.median) : std::nullopt,
+                                  c.native.tlb_per_loop, c.model.ipis_per_loop});
+    }
+    return out;
+}
+
 std::string render(const std::vector<Cell>& cells) {
     report::TextTable t({"mode", "tasks", "loops/s (wall)", "min..max", "CPU share", "loops/s owning CPUs", "model",
                          "error", "error vs wall", "us/loop/task", "model us/loop/task", "TLB IPIs/loop",
@@ -96,6 +108,9 @@ std::string render(const std::vector<Cell>& cells) {
         }
     }
     out += "\nscaling:\n" + scaling.render();
+    const std::vector<std::string> notes = validate_notes(figures(cells));
+    if (!notes.empty()) out += "\nnotes:\n";
+    for (const std::string& n : notes) out += "  " + n + "\n";
     return out;
 }
 
@@ -199,6 +214,7 @@ int validate_host_command(const ValidateHostArgs& args) {
     j["realtime"] = rt;
     j["load_average"] = load;
     j["cells"] = cells_json(cells);
+    j["notes"] = validate_notes(figures(cells));
     report::write_text_file(out, j.dump(2) + "\n");
     fmt::print("\nwrote {}\n", out.string());
     return 0;

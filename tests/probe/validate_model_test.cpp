@@ -3,7 +3,9 @@
 // IPI per loop at two threads, the [kernel] of the host's release, mistakes before any run.
 #include "cli/validate_model.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -15,9 +17,16 @@
 namespace ipisim::cli {
 namespace {
 
-std::string host_file() {
-    const std::filesystem::path p = std::filesystem::temp_directory_path() / "ipisim-validate-model-test" / "host.toml";
-    report::write_text_file(p, probe::host_machine_text(probe::testing::sample_results()));
+// One directory per test process (ctest runs tests in parallel, other checkouts may too),
+// removed after the test.
+std::filesystem::path test_dir() {
+    return std::filesystem::temp_directory_path() /
+           fmt::format("ipisim-validate-model-test-{}", static_cast<long>(getpid()));
+}
+
+std::string host_file(const std::string& text = probe::host_machine_text(probe::testing::sample_results())) {
+    const std::filesystem::path p = test_dir() / "host.toml";
+    report::write_text_file(p, text);
     return p.string();
 }
 
@@ -32,7 +41,15 @@ ModelSetup setup(std::vector<std::string> modes, std::vector<uint32_t> tasks, ui
     return s;
 }
 
-TEST(ValidateModel, one_thread_flushes_locally_and_two_threads_send_one_ipi_per_loop) {
+class ValidateModel : public ::testing::Test {
+protected:
+    void TearDown() override {
+        std::error_code ec;
+        std::filesystem::remove_all(test_dir(), ec);
+    }
+};
+
+TEST_F(ValidateModel, one_thread_flushes_locally_and_two_threads_send_one_ipi_per_loop) {
     experiment::PreparedExperiment prepared = prepare_model(setup({"threads", "processes"}, {1, 2}));
     const ModelOutcome out = run_model(prepared);
     ASSERT_EQ(out.cells.size(), 4U);
@@ -51,7 +68,7 @@ TEST(ValidateModel, one_thread_flushes_locally_and_two_threads_send_one_ipi_per_
     EXPECT_EQ(out.results.rows.size(), 4U);
 }
 
-TEST(ValidateModel, the_same_host_file_and_seed_give_the_same_fingerprint) {
+TEST_F(ValidateModel, the_same_host_file_and_seed_give_the_same_fingerprint) {
     experiment::PreparedExperiment a = prepare_model(setup({"threads"}, {2}, 7));
     experiment::PreparedExperiment b = prepare_model(setup({"threads"}, {2}, 7));
     const ModelOutcome ra = run_model(a);
@@ -60,7 +77,7 @@ TEST(ValidateModel, the_same_host_file_and_seed_give_the_same_fingerprint) {
     EXPECT_EQ(ra.cells.at(0).loops_per_sec, rb.cells.at(0).loops_per_sec);
 }
 
-TEST(ValidateModel, the_model_runs_the_hosts_kernel_release_with_that_versions_madvise_drain) {
+TEST_F(ValidateModel, the_model_runs_the_hosts_kernel_release_with_that_versions_madvise_drain) {
     ModelSetup old = setup({"threads"}, {1});
     old.kernel_release = "6.13.7-arch1";
     const experiment::PreparedExperiment before = prepare_model(old);
@@ -72,13 +89,13 @@ TEST(ValidateModel, the_model_runs_the_hosts_kernel_release_with_that_versions_m
     EXPECT_FALSE(after.points.at(0).kernel.madvise_lru_add_drain);
 }
 
-TEST(ValidateModel, a_release_with_an_odd_suffix_runs_as_its_major_minor) {
+TEST_F(ValidateModel, a_release_with_an_odd_suffix_runs_as_its_major_minor) {
     EXPECT_EQ(model_kernel_version("6.14.0"), "6.14.0");
     EXPECT_EQ(model_kernel_version("6.1.0+"), "6.1");
     EXPECT_EQ(model_kernel_version("6.8_custom"), "6.8");
 }
 
-TEST(ValidateModel, a_release_that_is_no_linux_version_is_an_error_at_kernel_version) {
+TEST_F(ValidateModel, a_release_that_is_no_linux_version_is_an_error_at_kernel_version) {
     try {
         model_kernel_version("not a version");
         FAIL() << "an unreadable release was accepted";
@@ -88,8 +105,25 @@ TEST(ValidateModel, a_release_that_is_no_linux_version_is_an_error_at_kernel_ver
     }
 }
 
-TEST(ValidateModel, a_seed_beyond_int64_is_an_error_at_seed_before_anything_runs) {
+TEST_F(ValidateModel, a_seed_beyond_int64_is_an_error_at_seed_before_anything_runs) {
     EXPECT_THROW(prepare_model(setup({"threads"}, {1}, uint64_t{1} << 63)), config::ConfigError);
+}
+
+TEST_F(ValidateModel, a_bad_machine_value_is_reported_at_its_line_in_host_toml) {
+    const std::string text = probe::host_machine_text(probe::testing::sample_results());
+    const int line = probe::testing::line_starting(text, "    capacity = ");
+    ASSERT_GT(line, 0);
+    ModelSetup s = setup({"threads"}, {1});
+    s.host_toml = host_file(probe::testing::replace_line(
+        text, "    capacity = ", "    capacity = { mark = 'A', range = [ 0, 256 ], source = 'x', value = 0 }"));
+    try {
+        prepare_model(s);
+        FAIL() << "a capacity of 0 was accepted";
+    } catch (const config::ConfigError& e) {
+        EXPECT_EQ(e.file(), s.host_toml);
+        EXPECT_EQ(e.line(), line);
+        EXPECT_NE(e.key().find("capacity"), std::string::npos);
+    }
 }
 
 }  // namespace
