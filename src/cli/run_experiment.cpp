@@ -5,6 +5,7 @@
 #include "cli/toml_json.h"
 #include "config/error.h"
 #include "report/results_files.h"
+#include "report/shape_json.h"
 #include "sim/registry.h"
 #include "workload/workload.h"
 
@@ -75,8 +76,11 @@ report::ExperimentResults run_experiment(const Experiment& experiment, const Run
     check_machine(experiment, options.machines_dir);
     report::ExperimentResults results;
     results.experiment = experiment.name;
+    results.description = experiment.description;
+    results.machine = experiment.machine;
     results.seed = experiment.seed;
     results.swept = experiment.swept;
+    results.report = report::shape_json(experiment.shape);
     const auto& workloads = sim::Registry<workload::Workload>::instance();
     for (size_t point = 0; point < experiment.points(); ++point) {
         const config::Document doc = point_document(experiment, point);
@@ -86,6 +90,7 @@ report::ExperimentResults run_experiment(const Experiment& experiment, const Run
         ctx.machines_dir = options.machines_dir;
         set_machine(ctx, experiment);
         const std::unique_ptr<workload::Workload> w = workloads.create(experiment.workload);
+        report::PointRecorder recorder(point, options.trace);  // latency histograms, trace
         const workload::RunResult run = run_point(*w, params, ctx, experiment, point);
 
         report::ResultRow row;
@@ -96,10 +101,13 @@ report::ExperimentResults run_experiment(const Experiment& experiment, const Run
         row.fingerprint = run.fingerprint;
         row.events = run.events;
         row.simulated_seconds = run.simulated_seconds;
+        row.latency = recorder.latency();
+        recorder.write_trace(row.params);
         check_published_metrics(experiment, row);
         if (options.on_row) options.on_row(point, row);
         results.rows.push_back(std::move(row));
     }
+    report::attach_published(results, experiment.published);
     return results;
 }
 

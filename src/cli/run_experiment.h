@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/experiment.h"
+#include "report/point_recorder.h"
 #include "report/results.h"
 
 namespace ipisim::cli {
@@ -14,6 +15,8 @@ struct RunOptions {
     std::string machines_dir;  // where experiment.machine is looked up
     // Called after each point (progress on stderr); may be empty.
     std::function<void(size_t point, const report::ResultRow&)> on_row;
+    // A Chrome / Perfetto trace of one point (report/point_recorder.h); nullptr: none.
+    const report::TraceOptions* trace = nullptr;
 };
 
 // Workload parameter mistakes surface as config::ConfigError naming the experiment file (or the

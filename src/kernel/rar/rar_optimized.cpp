@@ -18,6 +18,7 @@
 // included, and releases) wakes the spinners of that target, who all poll it.
 #include <fmt/format.h>
 
+#include "hw/observer.h"
 #include "kernel/costs.h"
 #include "kernel/rar/rar.h"
 #include "sim/registry.h"
@@ -142,6 +143,7 @@ private:
         }
         if (status == hw::kRarPending) ++stats_.unprocessed;
         stats_.action_spin += self.now() - start;
+        hw::record_latency("wait_for_action_done", self.now() - start);
         co_return status;
     }
 
