@@ -10,6 +10,7 @@
 #include "config/error.h"
 #include "report/point_recorder.h"
 #include "report/trace_event_validator.h"
+#include "support/kernel_world.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -57,6 +58,51 @@ TEST(PointRecorder, a_seed000_point_traced_from_2ms_to_2_2ms_is_valid_trace_even
     EXPECT_TRUE(r.rows[0].latency.contains("csd_lock_wait"));
     EXPECT_TRUE(r.rows[1].latency.contains("wait_for_action_done"));
     std::filesystem::remove_all(dir);
+}
+
+TEST(PointRecorder, two_sync_calls_on_toy2_give_exact_latency_histograms_and_no_trace) {
+    report::PointRecorder rec(0, nullptr);
+    EXPECT_FALSE(rec.tracing());
+    EXPECT_EQ(hw::tracer(), nullptr);  // no timeline hooks without a trace
+    {
+        test::KernelWorld w("toy2");
+        w.plat->cpu(1).set_idle_state(1);
+        w.k->run_on(0, [&](hw::Cpu& cpu) -> sim::Task<> {
+            for (int i = 0; i < 2; ++i) {
+                auto empty = [](hw::Cpu& c) -> sim::Task<> { co_await c.compute(5_ns); };
+                co_await w.k->smp().smp_call_function_single(cpu, 1, empty, true);
+                co_await cpu.compute(10_us);
+            }
+            w.eng.stop();
+        });
+        w.k->boot();
+        w.eng.run();
+    }
+    // Each IPI crosses the fabric in 500 ns; each call's wait on the locked CSD lasts from the
+    // IPI's send to the unlock seen by the spinner: 2041 ns (tests/kernel/smp_test.cpp: 312 to
+    // 2353 ns after the call's start). csd_lock()'s check of the free CSD is not counted.
+    const nlohmann::ordered_json expected = {
+        {"csd_lock_wait",
+         {{"count", 2}, {"p50_ns", 2041.0}, {"p90_ns", 2041.0}, {"p99_ns", 2041.0}, {"max_ns", 2041.0}}},
+        {"ipi_delivery", {{"count", 2}, {"p50_ns", 500.0}, {"p90_ns", 500.0}, {"p99_ns", 500.0}, {"max_ns", 500.0}}}};
+    EXPECT_EQ(rec.latency(), expected);
+}
+
+TEST(PointRecorder, only_the_selected_point_is_traced_and_the_observer_goes_away_after_it) {
+    report::TraceOptions trace{"unused.json", {}, 3};
+    {
+        report::PointRecorder other(2, &trace);
+        EXPECT_FALSE(other.tracing());
+        EXPECT_EQ(hw::observer(), &other);
+        EXPECT_TRUE(other.trace_json({}).is_null());
+    }
+    {
+        report::PointRecorder traced(3, &trace);
+        EXPECT_TRUE(traced.tracing());
+        EXPECT_EQ(hw::tracer(), &traced);
+    }
+    EXPECT_EQ(hw::observer(), nullptr);
+    EXPECT_EQ(hw::tracer(), nullptr);
 }
 
 TEST(PointRecorder, a_trace_window_is_two_durations_with_units) {
