@@ -9,6 +9,7 @@
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
+#include "cli/plot_command.h"
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
 #include "config/error.h"
@@ -73,6 +74,11 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
     reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
+
+    std::vector<std::string> plot_dirs;
+    CLI::App* plot = app.add_subcommand("plot", "draw a results folder's plots again (SVG, PNG) from results.json");
+    plot->add_option("dir", plot_dirs, "results folder(s) holding results.json")->required();
+    plot->callback([&] { command = [&] { return cli::plot_command(plot_dirs); }; });
 
     std::string xml_path;
     std::string out_path;

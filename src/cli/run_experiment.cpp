@@ -4,6 +4,7 @@
 
 #include "cli/toml_json.h"
 #include "config/error.h"
+#include "report/plot.h"
 #include "report/results_files.h"
 #include "report/shape_json.h"
 #include "sim/registry.h"
@@ -116,6 +117,8 @@ void write_experiment_outputs(const Experiment& experiment, const report::Experi
     report::write_text_file(out_dir / "results.json", report::results_json(results).dump(2) + "\n");
     report::write_text_file(out_dir / "results.csv", report::results_csv(results));
     report::write_text_file(out_dir / "config.toml", resolved_toml(experiment));
+    const report::PlotOutput plots = report::plot_results(out_dir);  // plot_*.svg, plot_*.png
+    if (!plots.note.empty()) fmt::print(stderr, "{}\n", plots.note);
 }
 
 }  // namespace ipisim::cli
