@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
     plot->add_option("dir", plot_dirs, "results folder(s) holding results.json")->required();
     plot->callback([&] { command = [&] { return cli::plot_command(plot_dirs); }; });
 
+    std::string report_root;
+    CLI::App* report = app.add_subcommand("report", "write ROOT/index.html over the results folders under ROOT");
+    report->add_option("root", report_root, "results root (ipisim reproduce --out)")->required();
+    report->callback([&] { command = [&] { return cli::report_command(report_root); }; });
+
     std::string xml_path;
     std::string out_path;
     CLI::App* machine = app.add_subcommand("machine", "machine files");

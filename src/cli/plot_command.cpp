@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
+#include "config/error.h"
+#include "report/html_report.h"
 #include "report/plot.h"
 
 namespace ipisim::cli {
@@ -16,6 +20,13 @@ int plot_command(const std::vector<std::string>& dirs) {
         for (const auto& f : out.files) fmt::print("{}\n", f.string());
         if (out.files.empty()) fmt::print(stderr, "{}: nothing to plot (no numeric metric)\n", dir);
     }
+    return 0;
+}
+
+int report_command(const std::string& root) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec)) throw config::ConfigError(root, 0, "(folder)", "no such folder");
+    fmt::print("{}\n", report::write_html_report(root).string());
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "cli/experiment.h"
 #include "cli/run_experiment.h"
 #include "config/error.h"
+#include "report/html_report.h"
 #include "report/summary.h"
 #include "report/text_table.h"
 
@@ -88,6 +89,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
         fmt::print("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name, d.rows, d.events,
                    d.host_seconds, d.fingerprint);
     }
+    fmt::print(stderr, "report: {}\n", report::write_html_report(args.out_dir).string());  // index.html
     return 0;
 }
 
