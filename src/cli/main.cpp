@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 
+#include "cli/compare_command.h"
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
@@ -79,6 +80,13 @@ int main(int argc, char** argv) {
     CLI::App* plot = app.add_subcommand("plot", "draw a results folder's plots again (SVG, PNG) from results.json");
     plot->add_option("dir", plot_dirs, "results folder(s) holding results.json")->required();
     plot->callback([&] { command = [&] { return cli::plot_command(plot_dirs); }; });
+
+    cli::CompareArgs compare_args;
+    CLI::App* compare = app.add_subcommand("compare", "per-point, per-metric differences between two results folders");
+    compare->add_option("a", compare_args.a, "results folder (or root) A")->required();
+    compare->add_option("b", compare_args.b, "results folder (or root) B")->required();
+    compare->add_option("--metrics", compare_args.metrics, "only these metrics (comma-separated)");
+    compare->callback([&] { command = [&] { return cli::compare_command(compare_args); }; });
 
     std::string report_root;
     CLI::App* report = app.add_subcommand("report", "write ROOT/index.html over the results folders under ROOT");
