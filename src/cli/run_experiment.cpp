@@ -117,8 +117,7 @@ void write_experiment_outputs(const Experiment& experiment, const report::Experi
     report::write_text_file(out_dir / "results.json", report::results_json(results).dump(2) + "\n");
     report::write_text_file(out_dir / "results.csv", report::results_csv(results));
     report::write_text_file(out_dir / "config.toml", resolved_toml(experiment));
-    const report::PlotOutput plots = report::plot_results(out_dir);  // plot_*.svg, plot_*.png
-    if (!plots.note.empty()) fmt::print(stderr, "{}\n", plots.note);
+    report::print_plot_results(out_dir);  // plot_*.svg, plot_*.png; problems are warnings on stderr
 }
 
 }  // namespace ipisim::cli

@@ -45,7 +45,7 @@ p.caption { font-weight: 600; margin: 4px 0 6px; }
 p.note { color: #64748b; font-size: 12px; margin: 6px 0; }
 pre { background: #f8fafc; border: 1px solid #e5e9ef; padding: 10px; overflow-x: auto; font-size: 12px; }
 .scroll { overflow-x: auto; max-width: 100%; }
-.plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr)); gap: 14px; }
+.plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 900px)); gap: 14px; }
 figure { margin: 0; }
 figure img { width: 100%; max-width: 900px; border: 1px solid #e5e9ef; background: #fff; }
 figcaption { color: #64748b; font-size: 12px; }

@@ -273,10 +273,12 @@ std::string gnuplot_script(const ExperimentResults& r, const PlotSpec& spec, con
         std::string tics;
         for (double v : xs) tics += fmt::format("{}{}", tics.empty() ? "" : ", ", v);
         s += fmt::format("set xtics ({})\n", tics);
-        const double pad = spec.log_x ? 1.15 : 0;
-        const double lo = spec.log_x ? xs.front() / pad : xs.front() - (xs.back() - xs.front()) * 0.03;
-        const double hi = spec.log_x ? xs.back() * pad : xs.back() + (xs.back() - xs.front()) * 0.03;
-        if (hi > lo) s += fmt::format("set xrange [{}:{}]\n", lo, hi);
+        const double span = xs.back() - xs.front();
+        // One x value (a sweep of one point) still gets a range around it.
+        const double margin = span > 0 ? span * 0.03 : std::max(std::abs(xs.front()) * 0.1, 1.0);
+        const double lo = spec.log_x ? xs.front() / 1.15 : xs.front() - margin;
+        const double hi = spec.log_x ? xs.back() * 1.15 : xs.back() + margin;
+        s += fmt::format("set xrange [{}:{}]\n", lo, hi);
     } else {
         std::string tics;
         for (size_t j = 0; j < categories.size(); ++j) {
@@ -348,8 +350,9 @@ std::string shell_quoted(const std::string& s) {
     return out + "'";
 }
 
-// Runs the script in its folder, where its relative output names point.
-void run_gnuplot(const std::filesystem::path& script) {
+// Runs the script in its folder, where its relative output names point; returns what gnuplot
+// said (warnings) when it succeeded.
+std::string run_gnuplot(const std::filesystem::path& script) {
     const std::string dir = script.has_parent_path() ? script.parent_path().string() : ".";
     const std::string cmd =
         "cd " + shell_quoted(dir) + " && gnuplot " + shell_quoted(script.filename().string()) + " 2>&1";
@@ -359,9 +362,8 @@ void run_gnuplot(const std::filesystem::path& script) {
     char buf[512];
     while (std::fgets(buf, sizeof buf, p) != nullptr) output += buf;
     const int status = ::pclose(p);
-    if (status != 0 || !output.empty()) {
-        throw std::runtime_error(fmt::format("gnuplot {} failed:\n{}", script.string(), output));
-    }
+    if (status != 0) throw std::runtime_error(fmt::format("gnuplot {} failed:\n{}", script.string(), output));
+    return output;
 }
 
 }  // namespace
@@ -382,11 +384,24 @@ PlotOutput plot_results(const std::filesystem::path& dir) {
         const std::filesystem::path gp = dir / (spec.stem + ".gp");
         // Relative names in the script, so it moves with the results folder.
         write_text_file(gp, gnuplot_script(r, spec, svg.filename().string(), png.filename().string()));
-        run_gnuplot(gp);
+        const std::string said = run_gnuplot(gp);
+        if (!said.empty()) out.warnings += fmt::format("gnuplot {}:\n{}", gp.string(), said);
         out.files.push_back(svg);
         out.files.push_back(png);
     }
     return out;
+}
+
+bool print_plot_results(const std::filesystem::path& dir) {
+    try {
+        const PlotOutput out = plot_results(dir);
+        if (!out.note.empty()) fmt::print(stderr, "ipisim: warning: {}\n", out.note);
+        if (!out.warnings.empty()) fmt::print(stderr, "ipisim: warning: {}", out.warnings);
+        return out.note.empty() && out.warnings.empty();
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "ipisim: warning: no plots: {}\n", e.what());
+        return false;
+    }
 }
 
 }  // namespace ipisim::report

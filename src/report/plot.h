@@ -44,10 +44,16 @@ bool gnuplot_available();
 struct PlotOutput {
     std::vector<std::filesystem::path> files;  // every .svg and .png written
     std::string note;                          // why nothing was drawn (no gnuplot), else empty
+    std::string warnings;                      // what gnuplot said while drawing, else empty
 };
 
 // Draws every planned plot of dir/results.json into dir. A bad results.json is a
 // config::ConfigError; a gnuplot failure a std::runtime_error with its messages.
 PlotOutput plot_results(const std::filesystem::path& dir);
+
+// After a run has written its results: plot_results, with whatever keeps the plots from being
+// drawn (no gnuplot, a gnuplot error) or gnuplot's warnings said on stderr, never failing the
+// run whose results are written already. Returns whether every plot was drawn cleanly.
+bool print_plot_results(const std::filesystem::path& dir);
 
 }  // namespace ipisim::report

@@ -146,6 +146,28 @@ TEST(Plot, gnuplot_draws_svg_and_png_from_results_json_alone) {
     std::filesystem::remove_all(dir);
 }
 
+// Regression: a sweep of one point made gnuplot warn "empty x range", which failed the run
+// after its results were written.
+TEST(Plot, a_sweep_of_one_point_draws_without_gnuplot_warnings) {
+    if (!gnuplot_available()) GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps.sh installs gnuplot-nox)";
+    ExperimentResults r = seed000_like();
+    r.rows.resize(1);
+    const auto dir = scratch("one_point");
+    write_text_file(dir / "results.json", results_json(r).dump(2));
+    const PlotOutput out = plot_results(dir);
+    EXPECT_EQ(out.warnings, "");
+    EXPECT_EQ(out.files.size(), 2U);
+    EXPECT_TRUE(print_plot_results(dir));
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Plot, a_gnuplot_failure_after_a_run_is_a_warning_not_a_failed_run) {
+    const auto dir = scratch("broken");
+    write_text_file(dir / "results.json", "{}");
+    EXPECT_FALSE(print_plot_results(dir));  // says why on stderr, does not throw
+    std::filesystem::remove_all(dir);
+}
+
 TEST(Plot, a_folder_without_results_json_is_an_error_naming_the_file) {
     const auto dir = scratch("empty");
     try {
