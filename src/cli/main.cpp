@@ -6,10 +6,12 @@
 #include <exception>
 #include <functional>
 
+#include "cli/compare_command.h"
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
 #include "cli/params_command.h"
+#include "cli/plot_command.h"
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
 #include "config/error.h"
@@ -79,6 +81,23 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
     reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
+
+    std::vector<std::string> plot_dirs;
+    CLI::App* plot = app.add_subcommand("plot", "draw a results folder's plots again (SVG, PNG) from results.json");
+    plot->add_option("dir", plot_dirs, "results folder(s) holding results.json")->required();
+    plot->callback([&] { command = [&] { return cli::plot_command(plot_dirs); }; });
+
+    cli::CompareArgs compare_args;
+    CLI::App* compare = app.add_subcommand("compare", "per-point, per-metric differences between two results folders");
+    compare->add_option("a", compare_args.a, "results folder (or root) A")->required();
+    compare->add_option("b", compare_args.b, "results folder (or root) B")->required();
+    compare->add_option("--metrics", compare_args.metrics, "only these metrics (comma-separated)");
+    compare->callback([&] { command = [&] { return cli::compare_command(compare_args); }; });
+
+    std::string report_root;
+    CLI::App* report = app.add_subcommand("report", "write ROOT/index.html over the results folders under ROOT");
+    report->add_option("root", report_root, "results root (ipisim reproduce --out)")->required();
+    report->callback([&] { command = [&] { return cli::report_command(report_root); }; });
 
     std::string xml_path;
     std::string out_path;
