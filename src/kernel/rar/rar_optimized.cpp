@@ -19,6 +19,7 @@
 // included, and releases) wakes the spinners of that target, who all poll it.
 #include <fmt/format.h>
 
+#include "hw/observer.h"
 #include "kernel/rar/smp_call_rar.h"
 
 namespace ipisim::kernel {
@@ -130,6 +131,7 @@ private:
         }
         if (status == hw::kRarPending) ++stats.unprocessed;
         stats.action_spin += self.now() - start;
+        hw::record_latency("wait_for_action_done", self.now() - start);
         co_return status;
     }
 
