@@ -357,6 +357,13 @@ void Document::apply_override(const std::string& assignment) {
         if (dot == std::string::npos) {
             toml::node* existing = t->get(part);
             toml::node* v = parsed.get("v");
+            // A marked cost ({ value = ..., mark = ... }) given a plain value: the value is replaced.
+            if (existing != nullptr && existing->is_table() && !v->is_table() &&
+                existing->as_table()->contains("value")) {
+                t = existing->as_table();
+                part = "value";
+                existing = t->get(part);
+            }
             if (existing != nullptr && existing->type() != v->type() &&
                 !(existing->is_floating_point() && v->is_integer())) {
                 throw ConfigError(

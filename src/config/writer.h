@@ -7,7 +7,8 @@
 
 namespace ipisim::config {
 
-// Top-level tables become [sections], arrays of tables [[sections]], deeper tables inline.
+// Top-level tables become [sections] (inline ones, such as a marked cost, stay inline), arrays
+// of tables [[sections]], deeper tables inline.
 std::string to_toml_text(const toml::table& root);
 
 }  // namespace ipisim::config

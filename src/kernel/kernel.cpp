@@ -8,7 +8,8 @@ namespace ipisim::kernel {
 
 Kernel::Kernel(hw::Platform& platform)
     : p_(platform),
-      smp_(std::make_unique<Smp>(platform)),
+      irqchip_(irqchip::make_irqchip(platform.intc())),
+      smp_(std::make_unique<Smp>(platform, *irqchip_)),
       work_(platform.nr_cpus()),
       idle_tasks_(platform.nr_cpus(), nullptr) {}
 

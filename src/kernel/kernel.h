@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hw/platform.h"
+#include "kernel/irqchip/irqchip.h"
 #include "kernel/smp/smp.h"
 
 namespace ipisim::kernel {
@@ -44,6 +45,8 @@ public:
 
     [[nodiscard]] hw::Platform& platform() { return p_; }
     [[nodiscard]] Smp& smp() { return *smp_; }
+    // The IPI driver of the machine's interrupt controller (kernel/irqchip).
+    [[nodiscard]] irqchip::Irqchip& irqchip() { return *irqchip_; }
 
     // Queues work for CPU c. Queue before boot(), or for a CPU that is not in a non-polling
     // idle state (an idle CPU only leaves idle on an interrupt or a polling wake-up).
@@ -59,6 +62,7 @@ private:
     sim::Proc cpu_main(hw::CpuId c);
 
     hw::Platform& p_;
+    std::unique_ptr<irqchip::Irqchip> irqchip_;
     std::unique_ptr<Smp> smp_;
     std::vector<std::deque<CpuWork>> work_;
     std::vector<sim::Process*> idle_tasks_;

@@ -9,8 +9,8 @@
 #include <array>
 #include <map>
 
-#include "hw/intc/gicv3.h"
 #include "kernel/costs.h"
+#include "kernel/irqchip/irqchip.h"
 #include "sim/registry.h"
 #include "workload/system.h"
 
@@ -26,24 +26,24 @@ public:
         const auto sender = params.get<int64_t>("sender");
         params.finish();
         if (rounds < 1) params.fail("rounds", "must be at least 1");
-        hw::GicBarrier barrier;
+        kernel::irqchip::GicIpiBarrier barrier;
         if (barrier_name == "wmb") {
-            barrier = hw::GicBarrier::dsb_st;
+            barrier = kernel::irqchip::GicIpiBarrier::wmb;
         } else if (barrier_name == "dsb_ishst") {
-            barrier = hw::GicBarrier::dsb_ishst;
+            barrier = kernel::irqchip::GicIpiBarrier::dsb_ishst;
         } else {
             params.fail("barrier", "must be \"wmb\" (dsb st) or \"dsb_ishst\", got \"" + barrier_name + "\"");
         }
 
         System sys(ctx, "ipi_latency");
-        if (sys.spec.intc.kind != hw::IntcKind::gicv3) {
-            params.fail("barrier", fmt::format("machine {} has no GICv3 (intc kind {})", sys.spec.name,
-                                               hw::to_string(sys.spec.intc.kind)));
+        if (sys.spec.intc.kind != "gicv3") {
+            params.fail("barrier",
+                        fmt::format("machine {} has no GICv3 (intc kind {})", sys.spec.name, sys.spec.intc.kind));
         }
         if (sender < 0 || sender >= sys.nr_cpus()) {
             params.fail("sender", fmt::format("machine {} has CPUs 0-{}", sys.spec.name, sys.nr_cpus() - 1));
         }
-        hw::set_gic_barrier(sys.platform->intc(), barrier);
+        sys.kernel->irqchip().configure({.gic_ipi_barrier = barrier});
         const auto me = static_cast<hw::CpuId>(sender);
 
         // volatile int data0..data6 ____cacheline_aligned, homed on the sender's node.

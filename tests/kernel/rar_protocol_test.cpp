@@ -41,7 +41,7 @@ struct World {
         spec = hw::load_machine(doc, "toy4");
         plat = std::make_unique<hw::Platform>(eng, spec);
         k = std::make_unique<kernel::Kernel>(*plat);
-        rar = kernel::make_rar(variant, *plat, k->smp().cpu_online_mask());
+        rar = kernel::make_rar(variant, *plat, k->smp().cpu_online_mask(), k->irqchip());
     }
     ~World() {
         rar.reset();
@@ -228,7 +228,7 @@ TEST(RarProtocol, an_unknown_variant_is_an_error_naming_the_registered_ones) {
     hw::Platform plat(eng, spec);
     kernel::Kernel k(plat);
     try {
-        (void)kernel::make_rar("fastest", plat, k.smp().cpu_online_mask());
+        (void)kernel::make_rar("fastest", plat, k.smp().cpu_online_mask(), k.irqchip());
         FAIL() << "no exception";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("naive, optimized"), std::string::npos) << e.what();

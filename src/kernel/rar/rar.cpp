@@ -14,11 +14,12 @@ using hw::Cpu;
 using hw::CpuId;
 using hw::CpuMask;
 
-void Rar::attach(hw::Platform& platform, const CpuMask& online) {
+void Rar::attach(hw::Platform& platform, const CpuMask& online, irqchip::Irqchip& ipi) {
     if (platform.rar() == nullptr) {
         throw std::invalid_argument(fmt::format("RAR kernel code on {}, which has no RAR", platform.spec().name));
     }
     p_ = &platform;
+    ipi_ = &ipi;
     hw_ = platform.rar();
     online_ = &online;
     nr_slots_ = hw_->nr_payloads();  // rar_max_payloads: min(RAR_MAX_PAYLOADS, RAR_INFO + 1)
@@ -86,7 +87,7 @@ sim::Task<> Rar::native_send_rar_ipi(Cpu& self, const CpuMask& dest) {
     stats_.ipis += dest.weight();
     // __apic_send_IPI_mask(): the xAPIC/x2APIC mask senders run with IRQs saved off.
     self.local_irq_disable();
-    co_await p_->intc().send_ipi_mask(self, dest, RAR_VECTOR, hw::DeliveryMode::rar);
+    co_await ipi_->send_IPI_mask(self, dest, RAR_VECTOR, hw::DeliveryMode::rar);
     co_await self.local_irq_enable();
 }
 
@@ -105,12 +106,13 @@ sim::Task<uint8_t> Rar::wait_for_action_done(Cpu& self, uint32_t slot, CpuId tar
     co_return status;
 }
 
-std::unique_ptr<Rar> make_rar(const std::string& name, hw::Platform& platform, const CpuMask& online) {
+std::unique_ptr<Rar> make_rar(const std::string& name, hw::Platform& platform, const CpuMask& online,
+                              irqchip::Irqchip& ipi) {
     auto r = sim::Registry<Rar>::instance().create(name);
     if (!r) {
         throw std::invalid_argument("unknown RAR variant \"" + name + "\"; registered: " + rar_variant_names());
     }
-    r->attach(platform, online);
+    r->attach(platform, online, ipi);
     return r;
 }
 

@@ -7,7 +7,7 @@
 //              to targets this CPU claimed; loop back when a request went unprocessed and
 //              the target's claimer let go                                        (rar_optimized.cpp)
 //
-//   auto rar = kernel::make_rar("optimized", platform, smp.cpu_online_mask());
+//   auto rar = kernel::make_rar("optimized", platform, smp.cpu_online_mask(), smp.irqchip());
 //   co_await rar->smp_call_rar_many(cpu, mask, pcid, start, end);   // IRQs enabled
 //
 // The hardware (payload table lines, per-CPU action-vector lines, target microcode) is the
@@ -23,6 +23,7 @@
 
 #include "hw/cpumask.h"
 #include "hw/platform.h"
+#include "kernel/irqchip/irqchip.h"
 #include "kernel/rar/raw_spinlock.h"
 #include "sim/task.h"
 
@@ -54,8 +55,9 @@ public:
     Rar(const Rar&) = delete;
     Rar& operator=(const Rar&) = delete;
 
-    // Binds the kernel side to a machine with RAR; `online` (cpu_online_mask) is referenced.
-    void attach(hw::Platform& platform, const hw::CpuMask& online);
+    // Binds the kernel side to a machine with RAR; `online` (cpu_online_mask) and `ipi` (the
+    // APIC driver that sends the RAR IPIs) are referenced.
+    void attach(hw::Platform& platform, const hw::CpuMask& online, irqchip::Irqchip& ipi);
 
     // Invalidates [start, end) of `pcid` (0: everything, globals included) on every online CPU
     // of `mask`, self included when set (v4 keeps it), and returns when all have done it.
@@ -99,6 +101,7 @@ protected:
 
 private:
     hw::Platform* p_ = nullptr;
+    irqchip::Irqchip* ipi_ = nullptr;
     hw::Rar* hw_ = nullptr;
     const hw::CpuMask* online_ = nullptr;
     uint32_t nr_slots_ = 0;
@@ -108,7 +111,8 @@ private:
 
 // The registered variant `name` ("naive", "optimized"), attached to the platform, which must
 // have RAR. std::invalid_argument naming the registered variants when unknown.
-std::unique_ptr<Rar> make_rar(const std::string& name, hw::Platform& platform, const hw::CpuMask& online);
+std::unique_ptr<Rar> make_rar(const std::string& name, hw::Platform& platform, const hw::CpuMask& online,
+                              irqchip::Irqchip& ipi);
 // "naive, optimized" (sorted).
 std::string rar_variant_names();
 

@@ -18,7 +18,7 @@ void RarFlush::attach(mm::Mm& m) {
             fmt::format("tlb_flush \"rar-{}\" needs a machine with RAR (tlb.rar_payloads > 0); {} has none", variant_,
                         m.platform().spec().name));
     }
-    rar_ = make_rar(variant_, m.platform(), m.smp().cpu_online_mask());
+    rar_ = make_rar(variant_, m.platform(), m.smp().cpu_online_mask(), m.smp().irqchip());
     m.set_broadcast_tlb_flush(true);  // global ASIDs with X86_FEATURE_INVLPGB || X86_FEATURE_RAR
     m.set_global_asid_flavour(mm::GlobalAsidFlavour::rar);
     asids_ = std::make_unique<GlobalAsids>(
