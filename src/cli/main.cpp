@@ -46,10 +46,12 @@ int main(int argc, char** argv) {
 
     std::function<int()> command;
 
+    std::string params_of;
     CLI::App* list = app.add_subcommand("list", "machines, experiments and components");
+    list->add_option("--params", params_of, "the parameters of: machine");
     list->callback([&] {
         command = [&] {
-            fmt::print("{}", cli::render_list(dirs));
+            fmt::print("{}", params_of.empty() ? cli::render_list(dirs) : cli::render_params(params_of));
             return 0;
         };
     });
@@ -76,8 +78,12 @@ int main(int argc, char** argv) {
 
     std::string xml_path;
     std::string out_path;
+    std::string machine_name;
     CLI::App* machine = app.add_subcommand("machine", "machine files");
     machine->require_subcommand(1);
+    CLI::App* show = machine->add_subcommand("show", "topology tree, distances and every cost with its provenance");
+    show->add_option("machine", machine_name, "machine name (or path to a machine file)")->required();
+    show->callback([&] { command = [&] { return cli::machine_show_command(machine_name, dirs); }; });
     CLI::App* import = machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
     import->add_option("xml", xml_path, "hwloc XML file")->required();
     import->add_option("-o,--output", out_path, "output TOML file (default: stdout)");

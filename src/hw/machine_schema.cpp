@@ -209,7 +209,13 @@ const config::Schema<IdleState>& idle_schema() {
 const config::Schema<IntcKeys>& intc_schema() {
     static const auto s = [] {
         config::Schema<IntcKeys> i("machine.intc", "[intc]: the interrupt controller");
-        i.param("kind", &IntcKeys::kind, "a registered interrupt controller (see [intc.params] below)")
+        std::string kinds;
+        for (const IntcType* t : intc_types()) {
+            std::string archs;
+            for (Arch a : t->archs) archs += fmt::format("{}{}", archs.empty() ? "" : ", ", to_string(a));
+            kinds += fmt::format("{}{} ({})", kinds.empty() ? "" : ", ", t->name, archs);
+        }
+        i.param("kind", &IntcKeys::kind, fmt::format("a registered interrupt controller: {}", kinds))
             .check([](const IntcKeys& k) -> std::string {
                 if (find_intc_type(k.kind) != nullptr) return "";
                 return fmt::format("unknown interrupt controller \"{}\" (registered: {})", k.kind, intc_type_names());
