@@ -42,6 +42,33 @@ TEST(Machine, every_shipped_machine_loads) {
     }
 }
 
+// The calibration rules (docs/calibration.md): every cost of a shipped machine names its
+// provenance; an assumption (A) or fit (F) states its plausible range and, in its source, what the
+// range is based on ("range: ..."). Toy machines (toy*.toml) are round numbers by design.
+TEST(Machine, every_cost_of_every_shipped_machine_is_marked_and_every_assumption_has_a_range) {
+    size_t machines = 0;
+    for (const auto& name : list_machines(kMachines)) {
+        if (name.rfind("toy", 0) == 0) continue;
+        SCOPED_TRACE(name);
+        ++machines;
+        const MachineSpec m = load_machine_by_name(kMachines, name);
+        ASSERT_GT(m.costs.size(), 30U);
+        for (const config::CostValue& c : m.costs) {
+            SCOPED_TRACE(c.key);
+            const config::Provenance& p = c.provenance;
+            EXPECT_NE(p.mark, config::Mark::unmarked);
+            EXPECT_NE(p.mark, config::Mark::set);
+            EXPECT_FALSE(p.source.empty());
+            EXPECT_EQ(p.source.find("../shared"), std::string::npos);
+            if (p.mark == config::Mark::A || p.mark == config::Mark::F) {
+                EXPECT_TRUE(p.range.has_value());
+                EXPECT_NE(p.source.find("range:"), std::string::npos) << "no rationale for the range: " << p.source;
+            }
+        }
+    }
+    EXPECT_GE(machines, 7U);
+}
+
 struct Shape {
     const char* name;
     uint32_t cpus, packages, dies, l3, nodes, threads;
