@@ -160,17 +160,6 @@ std::string_view to_string(HwIdScheme h) {
     return "?";
 }
 
-namespace {
-
-template <class E, size_t N>
-std::vector<std::pair<std::string, E>> choices(const std::array<std::pair<std::string_view, E>, N>& names) {
-    std::vector<std::pair<std::string, E>> out;
-    for (const auto& [n, v] : names) out.emplace_back(std::string(n), v);
-    return out;
-}
-
-}  // namespace
-
 const config::Schema<TopologySpec>& topology_schema() {
     static const auto s = [] {
         config::Schema<TopologySpec> t("machine.topology",
@@ -190,9 +179,9 @@ const config::Schema<TopologySpec>& topology_schema() {
                 "memory nodes: whole L3 domains each, spread evenly over the packages")
             .at_least(1)
             .at_most(1024);
-        t.choice("cpu_numbering", &TopologySpec::cpu_numbering, choices(kCpuNumberingNames),
+        t.choice("cpu_numbering", &TopologySpec::cpu_numbering, named_choices(kCpuNumberingNames),
                  "Linux CPU numbering: first threads of all cores, then their siblings, or siblings adjacent");
-        t.choice("hw_id", &TopologySpec::hw_id, choices(kHwIdSchemeNames),
+        t.choice("hw_id", &TopologySpec::hw_id, named_choices(kHwIdSchemeNames),
                  "interrupt id layout: x86 APIC id, or arm64 MPIDR with (mt) or without (flat) the MT bit");
         return t;
     }();

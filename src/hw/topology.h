@@ -67,6 +67,14 @@ inline constexpr std::array<std::pair<std::string_view, HwIdScheme>, 3> kHwIdSch
 std::string_view to_string(CpuNumbering n);
 std::string_view to_string(HwIdScheme h);
 
+// A name table as config::Schema::choice() takes it.
+template <class E, size_t N>
+std::vector<std::pair<std::string, E>> named_choices(const std::array<std::pair<std::string_view, E>, N>& names) {
+    std::vector<std::pair<std::string, E>> out;
+    for (const auto& [n, v] : names) out.emplace_back(std::string(n), v);
+    return out;
+}
+
 struct TopologySpec {
     uint32_t packages = 1;
     uint32_t dies_per_package = 1;

@@ -5,8 +5,10 @@
 // drive these registers (default_send_IPI_mask_sequence_phys, __x2apic_send_IPI_mask,
 // gic_ipi_send_mask) are in kernel/irqchip.
 //
-//   auto intc = hw::make_interrupt_controller(spec, eng, cpu_pointers);
-//   auto& x2apic = static_cast<hw::X2apic&>(*intc);    // the kind's own register interface
+//   auto intc = hw::make_interrupt_controller(spec, eng, cpu_pointers);   // spec.intc.kind
+//   auto chip = kernel::irqchip::make_irqchip(*intc);                     // its Linux driver
+//   co_await chip->send_IPI_mask(cpu, targets, CALL_FUNCTION_VECTOR);
+// and inside the x2APIC driver, one register write:
 //   co_await x2apic.write_icr(cpu, x2apic.apic_id(3), hw::X2apic::DestMode::physical, vector);
 //
 // Register accesses are awaited by the sending CPU's process and cost sender.stall() time; a
