@@ -53,11 +53,12 @@ Location locate(const toml::node& n, const std::string& fallback_file) {
     return {*src.path, static_cast<int>(src.begin.line)};
 }
 
-// Sort key for file order: values from --set come after every value of the file.
-int order_of(const toml::node& n) {
+// Sort key for file order (line, then column: keys of one inline table keep their order);
+// values from --set come after every value of the file.
+int64_t order_of(const toml::node& n) {
     const auto& src = n.source();
-    if (src.path == nullptr || *src.path == kOverrideSource) return std::numeric_limits<int>::max();
-    return static_cast<int>(src.begin.line);
+    if (src.path == nullptr || *src.path == kOverrideSource) return std::numeric_limits<int64_t>::max();
+    return (static_cast<int64_t>(src.begin.line) << 32) | static_cast<int64_t>(src.begin.column);
 }
 
 }  // namespace
@@ -263,11 +264,11 @@ std::vector<Table> Table::table_array(std::string_view key) {
 }
 
 std::vector<std::string> Table::keys() const {
-    std::vector<std::pair<int, std::string>> ordered;
+    std::vector<std::pair<int64_t, std::string>> ordered;
     for (auto&& [k, v] : *table_) ordered.emplace_back(order_of(v), std::string(k.str()));
     std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;
-    for (auto& [line, k] : ordered) out.push_back(std::move(k));
+    for (auto& [order, k] : ordered) out.push_back(std::move(k));
     return out;
 }
 

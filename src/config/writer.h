@@ -7,8 +7,8 @@
 
 namespace ipisim::config {
 
-// Top-level tables become [sections] (inline ones, such as a marked cost, stay inline), arrays
-// of tables [[sections]], deeper tables inline.
+// Tables become [sections] and [a.b] sub-sections, arrays of tables [[sections]]; tables that
+// are inline (parsed from `{ ... }`, or marked inline, such as a marked cost) stay inline.
 std::string to_toml_text(const toml::table& root);
 
 }  // namespace ipisim::config
