@@ -42,15 +42,15 @@ sim::Task<> Gicv3::write_sgi1r(Cpu& sender, uint64_t cluster_id, uint16_t target
 }
 
 sim::Task<> Gicv3::dsb_st(Cpu& cpu) {
-    co_await cpu.stall(params().dsb_st);
+    return cpu.stall(params().dsb_st);
 }
 
 sim::Task<> Gicv3::dsb_ishst(Cpu& cpu) {
-    co_await cpu.stall(params().dsb_ishst);
+    return cpu.stall(params().dsb_ishst);
 }
 
 sim::Task<> Gicv3::isb(Cpu& cpu) {
-    co_await cpu.stall(params().isb);
+    return cpu.stall(params().isb);
 }
 
 namespace {

@@ -40,7 +40,7 @@ void X2apic::on_attach() {
 }
 
 sim::Task<> X2apic::wrmsr_fence(Cpu& sender) {
-    co_await sender.stall(params().fence);
+    return sender.stall(params().fence);
 }
 
 sim::Task<> X2apic::write_icr(Cpu& sender, uint32_t dest, DestMode mode, uint32_t vector, DeliveryMode delivery) {

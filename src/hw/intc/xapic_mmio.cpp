@@ -58,9 +58,10 @@ Picos XapicMmio::icr_busy_left(const Cpu& sender) const {
     return idle_at > sender.now() ? idle_at - sender.now() : Picos::zero();
 }
 
+// Not a coroutine (no frame of its own on the hot path): ICR2 latches the destination at once.
 sim::Task<> XapicMmio::write_icr2(Cpu& sender, uint32_t apic_id) {
-    co_await sender.stall(params().icr_write);
     icr2_[sender.id()] = apic_id;
+    return sender.stall(params().icr_write);
 }
 
 sim::Task<> XapicMmio::write_icr(Cpu& sender, uint32_t vector, DeliveryMode mode) {
@@ -84,7 +85,7 @@ sim::Task<> XapicMmio::read_icr_until_idle(Cpu& sender) {
         wait = read * polls;
     }
     stats_.icr_polls += polls;
-    co_await sender.stall(wait);
+    return sender.stall(wait);
 }
 
 namespace {

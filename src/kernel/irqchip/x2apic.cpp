@@ -4,13 +4,14 @@
 
 namespace ipisim::kernel::irqchip {
 
+// Thin wrappers return the hardware's task (no frame of their own on the hot path).
 sim::Task<> X2apicDriver::weak_wrmsr_fence(hw::Cpu& self) {
-    co_await chip().wrmsr_fence(self);
+    return chip().wrmsr_fence(self);
 }
 
 sim::Task<> X2apicDriver::__x2apic_send_IPI_dest(hw::Cpu& self, uint32_t dest, uint32_t vector,
                                                  hw::X2apic::DestMode dest_mode, hw::DeliveryMode mode) {
-    co_await chip().write_icr(self, dest, dest_mode, vector, mode);
+    return chip().write_icr(self, dest, dest_mode, vector, mode);
 }
 
 // x2apic_send_IPI(cpu, vector): dest = per_cpu(x86_cpu_to_apicid, cpu); weak_wrmsr_fence();
