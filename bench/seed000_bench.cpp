@@ -4,19 +4,19 @@
 
 #include <string>
 
-#include "cli/experiment.h"
-#include "cli/run_experiment.h"
+#include "experiment/experiment.h"
+#include "experiment/runner.h"
 
 using namespace ipisim;
 
 static void seed000_table(benchmark::State& state) {
     const std::string src = IPISIM_SOURCE_DIR;
-    const cli::Experiment e = cli::load_experiment(src + "/experiments/seed000_rar.toml", {});
-    cli::RunOptions opt;
+    const experiment::Experiment e = experiment::load_experiment(src + "/experiments/seed000_rar.toml", {});
+    experiment::RunOptions opt;
     opt.machines_dir = src + "/machines";
     uint64_t events = 0;
     for (auto _ : state) {
-        const report::ExperimentResults r = cli::run_experiment(e, opt);
+        const report::ExperimentResults r = experiment::run_experiment(e, opt);
         for (const auto& row : r.rows) events += row.events;
         benchmark::DoNotOptimize(r.rows.size());
     }

@@ -8,8 +8,6 @@
 #include <map>
 #include <vector>
 
-#include "cli/machine_command.h"
-#include "config/error.h"
 #include "report/text_table.h"
 #include "sim/registry.h"
 
@@ -92,11 +90,6 @@ std::string render_list(const DataDirs& dirs) {
     return files_section("machines", dirs.machines, {"name", "machine.name"}, {"description", "machine.description"}) +
            "\n" + files_section("experiments", dirs.experiments, {"experiment.name"}, {"experiment.description"}) +
            "\n" + components_section();
-}
-
-std::string render_params(const std::string& name) {
-    if (name == "machine") return render_machine_params();
-    throw config::ConfigError("--params", 0, name, "unknown parameter set (known: machine)");
 }
 
 }  // namespace ipisim::cli

@@ -8,8 +8,5 @@
 namespace ipisim::cli {
 
 std::string render_list(const DataDirs& dirs);
-// `ipisim list --params NAME`: the declared parameters of NAME ("machine"); a ConfigError
-// (exit 2) for an unknown name.
-std::string render_params(const std::string& name);
 
 }  // namespace ipisim::cli

@@ -11,8 +11,15 @@ namespace ipisim::config {
 
 namespace {
 
-std::vector<std::string> ordered_keys(const toml::table& t) {
-    return Table(&t, "", "").keys();
+std::vector<std::string> ordered_keys(const toml::table& t, const std::vector<std::string>& first = {}) {
+    std::vector<std::string> out;
+    for (const std::string& k : first) {
+        if (t.contains(k) && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    }
+    for (std::string& k : Table(&t, "", "").keys()) {
+        if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(std::move(k));
+    }
+    return out;
 }
 
 // A TOML basic string: double quotes, with escapes for quotes, backslashes and control chars.
@@ -46,6 +53,8 @@ std::string quoted(const std::string& s) {
     return out + "\"";
 }
 
+}  // namespace
+
 std::string key_text(const std::string& key) {
     bool bare = !key.empty();
     for (char c : key) {
@@ -55,12 +64,12 @@ std::string key_text(const std::string& key) {
     return bare ? key : quoted(key);
 }
 
+namespace {
+
 bool is_table_array(const toml::node& n) {
     const toml::array* a = n.as_array();
     return a != nullptr && !a->empty() && a->is_array_of_tables();
 }
-
-std::string value_text(const toml::node& n);
 
 std::string inline_table_text(const toml::table& t) {
     std::string out;
@@ -73,6 +82,8 @@ std::string inline_table_text(const toml::table& t) {
     }
     return out.empty() ? std::string("{}") : fmt::format("{{ {} }}", out);
 }
+
+}  // namespace
 
 std::string value_text(const toml::node& n) {
     if (const toml::table* t = n.as_table()) return inline_table_text(*t);
@@ -93,6 +104,8 @@ std::string value_text(const toml::node& n) {
     return os.str();
 }
 
+namespace {
+
 bool is_section(const toml::node& n) {
     return n.is_table() && !n.as_table()->is_inline();
 }
@@ -101,11 +114,12 @@ std::string dotted(const std::string& path, const std::string& key) {
     return path.empty() ? key_text(key) : path + "." + key_text(key);
 }
 
-// The body of a table whose header is written: its values, then its sub-tables as [path.key]
-// and its arrays of tables as [[path.key]] blocks, in key order.
-void write_body(std::string& out, const toml::table& t, const std::string& path) {
+// The body of a table whose header is written: its values (the keys of `order` first), then its
+// sub-tables as [path.key] and its arrays of tables as [[path.key]] blocks, in key order.
+void write_body(std::string& out, const toml::table& t, const std::string& path,
+                const std::vector<std::string>& order = {}) {
     std::vector<std::string> nested;
-    for (const std::string& key : ordered_keys(t)) {
+    for (const std::string& key : ordered_keys(t, order)) {
         const toml::node& v = *t.get(key);
         if (is_section(v) || is_table_array(v)) {
             nested.push_back(key);
@@ -129,7 +143,13 @@ void write_body(std::string& out, const toml::table& t, const std::string& path)
 
 }  // namespace
 
-std::string to_toml_text(const toml::table& root) {
+std::string section_text(const std::string& header, const toml::table& t, const std::vector<std::string>& order) {
+    std::string out = fmt::format("[{}]\n", header);
+    write_body(out, t, header, order);
+    return out;
+}
+
+std::string to_toml_text(const toml::table& root, const std::string& prefix) {
     std::string out;
     std::vector<std::string> sections;
     for (const std::string& key : ordered_keys(root)) {
@@ -140,17 +160,18 @@ std::string to_toml_text(const toml::table& root) {
             out += fmt::format("{} = {}\n", key_text(key), value_text(n));
         }
     }
+    if (!prefix.empty()) out = fmt::format("[{}]\n", prefix) + out;
     for (const std::string& key : sections) {
         const toml::node& n = *root.get(key);
+        const std::string path = prefix.empty() ? key_text(key) : prefix + "." + key_text(key);
         if (!out.empty()) out += "\n";
         if (const toml::table* t = n.as_table()) {
-            out += fmt::format("[{}]\n", key_text(key));
-            write_body(out, *t, key_text(key));
+            out += section_text(path, *t);
         } else {
             // Consecutive [[key]] blocks of a top-level array, like [[idle]] in machine files.
             for (const toml::node& e : *n.as_array()) {
-                out += fmt::format("[[{}]]\n", key_text(key));
-                write_body(out, *e.as_table(), key_text(key));
+                out += fmt::format("[[{}]]\n", path);
+                write_body(out, *e.as_table(), path);
             }
         }
     }
