@@ -158,11 +158,11 @@ TEST(MachineWriter, set_replaces_the_value_of_a_marked_cost_keeping_its_range_an
     EXPECT_EQ(c.provenance.mark, config::Mark::set);
     EXPECT_EQ(c.value, 70'000);
     const config::CostValue& was = *base.cost("coherence.same_l3");
-    if (was.provenance.mark != config::Mark::unmarked) {
-        EXPECT_EQ(c.provenance.source, std::string("--set (the file's ") + config::to_string(was.provenance.mark) +
-                                           " value: " + was.provenance.source + ")");
-        ASSERT_TRUE(c.provenance.range.has_value());
-    }
+    ASSERT_EQ(was.provenance.mark, config::Mark::A);
+    EXPECT_EQ(c.provenance.source, "--set (the file's A value: " + was.provenance.source + ")");
+    ASSERT_TRUE(c.provenance.range.has_value());
+    EXPECT_EQ(c.provenance.range->lo, was.provenance.range->lo);
+    EXPECT_EQ(c.provenance.range->hi, was.provenance.range->hi);
     // The written file keeps the override and loads with it.
     const MachineSpec back = reload(m);
     EXPECT_EQ(back.coherence.transfer.at(DistanceClass::same_l3), 70_ns);
