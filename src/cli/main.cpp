@@ -104,8 +104,12 @@ int main(int argc, char** argv) {
 
     std::string xml_path;
     std::string out_path;
+    std::string machine_name;
     CLI::App* machine = app.add_subcommand("machine", "machine files");
     machine->require_subcommand(1);
+    CLI::App* show = machine->add_subcommand("show", "topology tree, distances and every cost with its provenance");
+    show->add_option("machine", machine_name, "machine name (or path to a machine file)")->required();
+    show->callback([&] { command = [&] { return cli::machine_show_command(machine_name, dirs); }; });
     CLI::App* import_cmd = machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
     import_cmd->add_option("xml", xml_path, "hwloc XML file")->required();
     import_cmd->add_option("-o,--output", out_path, "output TOML file (default: stdout)");

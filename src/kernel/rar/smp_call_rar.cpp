@@ -26,8 +26,8 @@ std::unique_ptr<RarPlacement> cpu_number_placement() {
     return std::make_unique<RarPlacement>();
 }
 
-SmpCallRar::SmpCallRar(hw::Platform& platform, const CpuMask& online, const RarVariant& variant)
-    : p_(platform), hw_(platform.rar()), online_(online), nr_slots_(0) {
+SmpCallRar::SmpCallRar(hw::Platform& platform, const CpuMask& online, irqchip::Irqchip& ipi, const RarVariant& variant)
+    : p_(platform), ipi_(ipi), hw_(platform.rar()), online_(online), nr_slots_(0) {
     if (hw_ == nullptr) {
         throw std::invalid_argument(fmt::format("RAR kernel code on {}, which has no RAR", platform.spec().name));
     }
@@ -128,7 +128,7 @@ sim::Task<> SmpCallRar::native_send_rar_ipi(Cpu& self, const CpuMask& dest) {
     stats_.ipis += dest.weight();
     // __apic_send_IPI_mask(): the xAPIC/x2APIC mask senders run with IRQs saved off.
     self.local_irq_disable();
-    co_await p_.intc().send_ipi_mask(self, dest, RAR_VECTOR, hw::DeliveryMode::rar);
+    co_await ipi_.send_IPI_mask(self, dest, RAR_VECTOR, hw::DeliveryMode::rar);
     co_await self.local_irq_enable();
 }
 

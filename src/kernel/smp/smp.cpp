@@ -26,8 +26,9 @@ uint32_t label(const char* name) {
 }
 }  // namespace
 
-Smp::Smp(hw::Platform& platform)
+Smp::Smp(hw::Platform& platform, irqchip::Irqchip& ipi)
     : p_(platform),
+      ipi_(ipi),
       mem_(platform.memory()),
       pcpu_(platform.nr_cpus()),
       cfd_open_line_(platform.nr_cpus(), nullptr),
@@ -131,7 +132,7 @@ sim::Task<> Smp::send_call_function_single_ipi(Cpu& self, CpuId cpu) {
         co_return;
     }
     ++stats_.ipis_single;
-    co_await p_.intc().send_ipi(self, cpu, CALL_FUNCTION_SINGLE_VECTOR);
+    co_await ipi_.send_IPI(self, cpu, CALL_FUNCTION_SINGLE_VECTOR);
 }
 
 sim::Task<> Smp::__smp_call_single_queue(Cpu& self, CpuId cpu, Csd& csd) {
@@ -248,7 +249,7 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
             // arch_send_call_function_ipi_mask(): no polling shortcut on this path.
             stats_.ipis_many += nr_cpus;
             self.local_irq_disable();
-            co_await p_.intc().send_ipi_mask(self, pc.cfd_cpumask_ipi, CALL_FUNCTION_VECTOR);
+            co_await ipi_.send_IPI_mask(self, pc.cfd_cpumask_ipi, CALL_FUNCTION_VECTOR);
             co_await self.local_irq_enable();
         }
     }

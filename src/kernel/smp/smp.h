@@ -14,6 +14,7 @@
 
 #include "hw/cpumask.h"
 #include "hw/platform.h"
+#include "kernel/irqchip/irqchip.h"
 #include "kernel/smp/csd.h"
 #include "sim/stats.h"
 
@@ -48,7 +49,8 @@ struct SmpStats {
 
 class Smp {
 public:
-    explicit Smp(hw::Platform& platform);
+    // IPIs go through `ipi`, the machine's interrupt-controller driver.
+    Smp(hw::Platform& platform, irqchip::Irqchip& ipi);
     Smp(const Smp&) = delete;
     Smp& operator=(const Smp&) = delete;
 
@@ -80,6 +82,7 @@ public:
 
     [[nodiscard]] const SmpStats& stats() const { return stats_; }
     [[nodiscard]] hw::Platform& platform() { return p_; }
+    [[nodiscard]] irqchip::Irqchip& irqchip() { return ipi_; }
 
 private:
     struct PerCpu {
@@ -107,6 +110,7 @@ private:
     sim::Task<> run_local(hw::Cpu& self, const SmpCallFunc& func);
 
     hw::Platform& p_;
+    irqchip::Irqchip& ipi_;
     hw::Memory& mem_;
     std::vector<PerCpu> pcpu_;
     std::vector<std::unique_ptr<Csd>> csds_;
