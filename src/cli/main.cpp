@@ -15,6 +15,7 @@
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
 #include "config/error.h"
+#include "experiment/build_info.h"
 
 namespace {
 
@@ -53,7 +54,8 @@ int main(int argc, char** argv) {
     CLI::App app{
         "ipisim: deterministic simulation of cross-CPU communication (IPIs, "
         "smp_call_function*, TLB shootdown) on modeled many-core machines"};
-    app.set_version_flag("--version", std::string("ipisim ") + IPISIM_VERSION);
+    app.set_version_flag("--version",
+                         fmt::format("ipisim {} (git {})", experiment::ipisim_version(), experiment::git_commit()));
     app.require_subcommand(1);
     app.fallthrough();
 

@@ -5,6 +5,7 @@
 
 #include "config/writer.h"
 #include "experiment/runner.h"
+#include "report/results.h"
 
 namespace ipisim::experiment {
 
@@ -57,6 +58,10 @@ std::string machine_text(const LoadedMachine& machine) {
 }
 
 }  // namespace
+
+std::string machine_hash(const PreparedExperiment& prepared) {
+    return prepared.machine ? report::text_hash(machine_text(*prepared.machine)) : std::string();
+}
 
 std::string resolved_toml(const PreparedExperiment& prepared) {
     const Experiment& e = prepared.experiment;
