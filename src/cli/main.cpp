@@ -18,6 +18,7 @@
 #include "cli/run_command.h"
 #include "cli/validate_command.h"
 #include "config/error.h"
+#include "experiment/build_info.h"
 
 namespace {
 
@@ -36,13 +37,28 @@ int guarded(const std::function<int()>& command) {
     }
 }
 
+// The output flags of `run` and `reproduce` (cli/run_output.h); `trace_what` says what --trace names.
+void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& trace_what) {
+    cmd->add_option("--metrics", out.metrics, "the table's metric columns: a,b,c (default: a narrow selection)");
+    cmd->add_flag("--latency", out.latency, "latency tables (count, p50, p90, p99, max) after the metrics");
+    cmd->add_option("--format", out.format, "stdout: text (tables) or json (results.json)")->capture_default_str();
+    cmd->add_flag("-q,--quiet", out.console.quiet, "no progress or notes on stderr (warnings and errors still)");
+    cmd->add_flag_callback(
+        "--progress", [&out] { out.console.progress = cli::ProgressMode::always; },
+        "progress on stderr even when it is not a terminal (a line per point)");
+    cmd->add_option("--trace", out.trace, trace_what);
+    cmd->add_option("--trace-window", out.trace_window, "the traced time span, e.g. 2ms..2.2ms");
+    cmd->add_option("--trace-point", out.trace_point, "the traced sweep point, from 0 (default: the last)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{
         "ipisim: deterministic simulation of cross-CPU communication (IPIs, "
         "smp_call_function*, TLB shootdown) on modeled many-core machines"};
-    app.set_version_flag("--version", std::string("ipisim ") + IPISIM_VERSION);
+    app.set_version_flag("--version",
+                         fmt::format("ipisim {} (git {})", experiment::ipisim_version(), experiment::git_commit()));
     app.require_subcommand(1);
     app.fallthrough();
 
@@ -73,6 +89,7 @@ int main(int argc, char** argv) {
     CLI::Option* seed_opt = run->add_option("--seed", seed, "override experiment.seed");
     run->add_option("--set", run_args.overrides, "override a value: key=value (repeatable)")->allow_extra_args(false);
     run->add_option("--out", run_args.out_dir, "output directory (default: results/<experiment name>)");
+    add_output_flags(run, run_args.output, "write a Chrome/Perfetto trace of one point to this file");
     run->callback([&] {
         if (seed_opt->count() > 0) run_args.seed = seed;
         command = [&] { return cli::run_command(run_args, dirs); };
@@ -83,6 +100,9 @@ int main(int argc, char** argv) {
     reproduce->add_option("--out", reproduce_args.out_dir, "output directory (one folder per experiment)")
         ->capture_default_str();
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
+    add_output_flags(reproduce, reproduce_args.output,
+                     "write DIR/<experiment>.trace.json, a Chrome/Perfetto trace of each experiment's last point "
+                     "(window default 2ms..2.2ms)");
     reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
 
     std::vector<std::string> plot_dirs;

@@ -8,12 +8,15 @@
 #include "config/error.h"
 #include "experiment/session.h"
 #include "report/html_report.h"
+#include "report/results_files.h"
 #include "report/summary.h"
 #include "report/text_table.h"
 
 namespace ipisim::cli {
 
 namespace {
+
+constexpr const char* kDefaultTraceWindow = "2ms..2.2ms";
 
 std::vector<std::filesystem::path> seed_experiments(const std::string& dir) {
     std::vector<std::filesystem::path> out;
@@ -75,7 +78,11 @@ std::vector<experiment::PreparedExperiment> prepare_selected(const ReproduceArgs
 }  // namespace
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
+    OutputArgs output = args.output;
+    if (!output.trace.empty() && output.trace_window.empty()) output.trace_window = kDefaultTraceWindow;
+    check_output_args(output);
     std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
+    if (!output.trace.empty()) std::filesystem::create_directories(output.trace);
     struct Done {
         std::string name;
         size_t rows;
@@ -84,27 +91,46 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
         std::string fingerprint;
     };
     std::vector<Done> done;
+    Console console(output.console);
+    size_t points = 0;
+    for (const experiment::PreparedExperiment& p : prepared) points += p.points.size();
+    console.begin(points);
+    const bool json = output.format == "json";
+    nlohmann::ordered_json documents = nlohmann::ordered_json::array();
     for (experiment::PreparedExperiment& p : prepared) {
         const experiment::Experiment& e = p.experiment;
-        fmt::print("==== {} — {}\n", e.name(), e.table.description);
-        experiment::SessionOptions options;
-        options.hooks.on_row = [&](size_t point, const report::ResultRow&) {
-            fmt::print(stderr, "  [{}/{}] {}\n", point + 1, e.points(), e.name());
-        };
-        const experiment::RunReport report =
-            experiment::run_and_report(p, std::filesystem::path(args.out_dir) / e.name(), options);
-        fmt::print("{}", report.text);
-        fmt::print(stderr, "{}", report.warnings);
-        fmt::print("{}\n", render_profiles(report.results));
+        if (!json) console.out(fmt::format("==== {} — {}\n", e.name(), e.table.description));
+        const std::string trace_file =
+            output.trace.empty() ? "" : (std::filesystem::path(output.trace) / (e.name() + ".trace.json")).string();
+        report::TraceOptions trace;
+        const experiment::SessionOptions options = session_options(output, p, trace_file, trace, console);
+        const std::filesystem::path out = std::filesystem::path(args.out_dir) / e.name();
+        const experiment::RunReport report = experiment::run_and_report(p, out, options);
+        if (json) {
+            documents.push_back(report::results_json(report.results));
+        } else {
+            console.out(fmt::format("{}{}\n", report.text, render_profiles(report.results)));
+        }
+        console.warn(report.warnings);
+        if (!trace_file.empty()) {
+            console.note(
+                fmt::format("trace of point {} ({}) in {}\n", trace.point, point_text(p, trace.point), trace_file));
+        }
         done.push_back({e.name(), report.results.rows.size(), report.events, report.host_seconds,
                         report::fingerprint_hex(report::combined_fingerprint(report.results.rows))});
     }
-    fmt::print("==== summary\n");
-    for (const Done& d : done) {
-        fmt::print("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name, d.rows, d.events,
-                   d.host_seconds, d.fingerprint);
+    const std::filesystem::path index = report::write_html_report(args.out_dir);
+    if (json) {
+        console.out(documents.dump(2) + "\n");
+    } else {
+        std::string summary = "==== summary\n";
+        for (const Done& d : done) {
+            summary += fmt::format("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name,
+                                   d.rows, d.events, d.host_seconds, d.fingerprint);
+        }
+        console.out(summary);
     }
-    fmt::print(stderr, "report: {}\n", report::write_html_report(args.out_dir).string());  // index.html
+    console.note(fmt::format("results in {}/, report: {}\n", args.out_dir, index.string()));
     return 0;
 }
 

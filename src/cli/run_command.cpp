@@ -6,11 +6,12 @@
 
 #include "config/error.h"
 #include "experiment/session.h"
-#include "report/text_table.h"
+#include "report/results_files.h"
 
 namespace ipisim::cli {
 
 int run_command(const RunArgs& args, const DataDirs& dirs) {
+    check_output_args(args.output);
     std::vector<std::string> overrides = args.overrides;
     if (args.seed) {
         if (*args.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -24,21 +25,23 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
 
     const std::filesystem::path out =
         args.out_dir.empty() ? std::filesystem::path("results") / e.name() : std::filesystem::path(args.out_dir);
-    experiment::SessionOptions options;
-    options.hooks.on_row = [&](size_t point, const report::ResultRow& row) {
-        std::string swept;
-        for (const experiment::SweepKey& s : e.sweep) {
-            swept += fmt::format(" {}={}", s.name, report::cell_text(row.params[s.name]));
-        }
-        fmt::print(stderr, "[{}/{}]{}\n", point + 1, e.points(), swept);
-    };
+    Console console(args.output.console);
+    report::TraceOptions trace;
+    const experiment::SessionOptions options =
+        session_options(args.output, prepared, args.output.trace, trace, console);
+    console.begin(prepared.points.size());
     const experiment::RunReport report = experiment::run_and_report(prepared, out, options);
 
-    fmt::print("{}", report.text);
-    fmt::print(stderr, "{}", report.warnings);
-    fmt::print(stderr, "{} points, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n",
-               report.results.rows.size(), report.events, report.host_seconds,
-               report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0, out.string());
+    console.out(args.output.format == "json" ? report::results_json(report.results).dump(2) + "\n" : report.text);
+    console.warn(report.warnings);
+    if (options.hooks.trace != nullptr) {
+        console.note(
+            fmt::format("trace of point {} ({}) in {}\n", trace.point, point_text(prepared, trace.point), trace.file));
+    }
+    console.note(fmt::format("{} points, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n",
+                             report.results.rows.size(), report.events, report.host_seconds,
+                             report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0,
+                             out.string()));
     return 0;
 }
 

@@ -21,6 +21,7 @@
 //
 //   [published]                      # optional reference values, shown beside predictions
 //   source = "seed 000, table 1"
+//   setup = { mode = "threads" }     # optional: values every row was measured with
 //   [[published.rows]]
 //   params = { threads = 5, kernel.tlb_flush = "ipi" }  # matches rows with these values
 //   metrics = { loops_per_sec = 337000 }                # numbers, named like the metrics
@@ -85,6 +86,9 @@ struct Experiment {
     std::optional<config::Document> embedded_machine;
     // `--set machine.KEY=VALUE` overrides as "KEY=VALUE", for the machine's document.
     std::vector<std::string> machine_overrides;
+    // The setup the file itself describes, before any --set: what published values apply to
+    // (report::PublishedScope).
+    report::PublishedScope file_setup;
 
     [[nodiscard]] const std::string& name() const { return table.name; }
     [[nodiscard]] uint64_t seed() const { return static_cast<uint64_t>(table.seed); }

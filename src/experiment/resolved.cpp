@@ -6,6 +6,7 @@
 #include "config/writer.h"
 #include "experiment/runner.h"
 #include "hw/machine.h"
+#include "report/results.h"
 
 namespace ipisim::experiment {
 
@@ -58,6 +59,10 @@ std::string machine_text(const LoadedMachine& machine) {
 }
 
 }  // namespace
+
+std::string machine_hash(const PreparedExperiment& prepared) {
+    return prepared.machine ? report::text_hash(machine_text(*prepared.machine)) : std::string();
+}
 
 std::string resolved_toml(const PreparedExperiment& prepared) {
     const Experiment& e = prepared.experiment;

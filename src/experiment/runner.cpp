@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "config/error.h"
+#include "experiment/build_info.h"
 #include "experiment/system.h"
 #include "report/results_files.h"
 #include "report/shape_json.h"
@@ -76,7 +77,14 @@ void describe(const PreparedExperiment& prepared, report::ExperimentResults& res
     results.seed = e.seed();
     for (const SweepKey& s : e.sweep) results.swept.push_back(s.name);
     results.report = report::shape_json(e.shape);
-    if (prepared.machine) results.machine = prepared.machine->spec->name;
+    results.ipisim_version = std::string(ipisim_version());
+    results.git_commit = std::string(git_commit());
+    if (prepared.machine) {
+        results.machine = prepared.machine->spec->name;
+        results.machine_description = prepared.machine->spec->description;
+        results.machine_hash = machine_hash(prepared);
+        if (const auto* v = prepared.base_kernel.get_as<std::string>("version")) results.kernel = v->get();
+    }
 }
 
 }  // namespace
@@ -111,7 +119,7 @@ report::ExperimentResults run_prepared(PreparedExperiment& prepared, const Point
         if (hooks.on_row) hooks.on_row(point, row);
         results.rows.push_back(std::move(row));
     }
-    report::attach_published(results, e.published);
+    report::attach_published(results, e.published, e.file_setup);
     return results;
 }
 

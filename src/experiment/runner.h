@@ -50,7 +50,7 @@ struct PointHooks {
 
 // Runs every point in sweep order. Every row carries its latency histograms (observers only
 // read: fingerprints are those of an unobserved run) and its matching published values; the
-// results carry the experiment's description, machine and table shape.
+// results carry the experiment's description, machine, kernel, provenance and table shape.
 report::ExperimentResults run_prepared(PreparedExperiment& prepared, const PointHooks& hooks = {});
 
 // A --trace-point beyond the experiment's points is a config::ConfigError at --trace-point.
@@ -69,6 +69,10 @@ report::ExperimentResults run_experiment(const Experiment& e, const RunOptions& 
 // version-derived values), the sweep in its order, and the machine inline as [machine]. It
 // alone reruns to the same fingerprints.
 std::string resolved_toml(const PreparedExperiment& prepared);
+
+// A hash of the machine as config.toml writes it ([machine], overrides applied), so results
+// name the exact machine they ran on; empty without a machine.
+std::string machine_hash(const PreparedExperiment& prepared);
 
 // results.json, results.csv and config.toml (resolved_toml) in out_dir. Plots are drawn
 // separately (report::plot_results), so a run never fails over them.

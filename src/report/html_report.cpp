@@ -157,7 +157,11 @@ std::string section(const Folder& f) {
            meta_row("kernel", setup.kernel.empty() ? "not recorded in config.toml" : setup.kernel) +
            meta_row("seed", std::to_string(r.seed)) +
            meta_row("points", fmt::format("{}{}", r.rows.size(), swept.empty() ? "" : " (" + swept + ")")) +
-           meta_row("fingerprint", fingerprint_hex(combined_fingerprint(r.rows))) + "</table>\n";
+           meta_row("fingerprint", fingerprint_hex(combined_fingerprint(r.rows)));
+    if (!r.machine_hash.empty()) out += meta_row("machine hash", r.machine_hash);
+    if (!r.ipisim_version.empty()) out += meta_row("ipisim", r.ipisim_version + " (git " + r.git_commit + ")");
+    if (!r.published_note.empty()) out += meta_row("published", r.published_note);
+    out += "</table>\n";
     const std::string seed = html_seed_table(r);
     if (!seed.empty()) out += "<h3>The seed's table</h3>\n" + seed;
     out += "<h3>Plots</h3>\n" + plots(f);

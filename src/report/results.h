@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ipisim::report {
@@ -26,15 +27,24 @@ struct ResultRow {
 struct ExperimentResults {
     std::string experiment;
     std::string description;
-    std::string machine;  // the machine file's name ("sapphire_rapids_30c"); empty: the workload's own
+    std::string machine;              // the machine file's name ("sapphire_rapids_30c"); empty: the workload's own
+    std::string machine_description;  // the machine's own description ("Sapphire Rapids 30c/60t")
+    std::string machine_hash;         // FNV-1a of the resolved machine as config.toml writes it (16 hex)
+    std::string kernel;               // the simulated kernel's version ("6.18"); empty without a machine
+    std::string ipisim_version;       // of the binary that ran ("0.1.0")
+    std::string git_commit;           // `git describe` of its source tree, or "unknown"
     uint64_t seed = 1;
     std::vector<std::string> swept;  // the [sweep] keys, in file order
     std::vector<ResultRow> rows;     // in sweep order
     std::string published_source;    // where the rows' published values come from
+    std::string published_note;      // why some rows are not compared with them, else empty
     // The seed's own table shape ([report], report/seed_shape.h) as JSON (report/shape_json.h),
     // so plots and the HTML report can be drawn again from results.json alone.
     nlohmann::ordered_json report = nlohmann::ordered_json::object();
 };
+
+// FNV-1a 64 of a text, as 16 hex digits.
+std::string text_hash(std::string_view text);
 
 // FNV-1a over the row fingerprints in order: equal iff every row's run was identical.
 uint64_t combined_fingerprint(const std::vector<ResultRow>& rows);

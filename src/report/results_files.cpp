@@ -46,12 +46,18 @@ nlohmann::ordered_json results_json(const ExperimentResults& results) {
     nlohmann::ordered_json j;
     j["experiment"] = results.experiment;
     if (!results.description.empty()) j["description"] = results.description;
+    if (!results.ipisim_version.empty()) j["ipisim_version"] = results.ipisim_version;
+    if (!results.git_commit.empty()) j["git_commit"] = results.git_commit;
     if (!results.machine.empty()) j["machine"] = results.machine;
+    if (!results.machine_description.empty()) j["machine_description"] = results.machine_description;
+    if (!results.machine_hash.empty()) j["machine_hash"] = results.machine_hash;
+    if (!results.kernel.empty()) j["kernel"] = results.kernel;
     j["seed"] = results.seed;
     j["fingerprint"] = fingerprint_hex(combined_fingerprint(results.rows));
     j["swept"] = results.swept;
     if (!results.report.empty()) j["report"] = results.report;
     if (!results.published_source.empty()) j["published_source"] = results.published_source;
+    if (!results.published_note.empty()) j["published_note"] = results.published_note;
     j["rows"] = nlohmann::ordered_json::array();
     for (const ResultRow& row : results.rows) {
         nlohmann::ordered_json r;
@@ -112,8 +118,17 @@ ExperimentResults read_results_json(const std::filesystem::path& path) {
     if (!j.is_object()) r.fail("(file)", "expected a JSON object");
     ExperimentResults out;
     out.experiment = r.member(j, "", "experiment", T::string, true).get<std::string>();
-    if (j.contains("description")) out.description = r.member(j, "", "description", T::string, true);
-    if (j.contains("machine")) out.machine = r.member(j, "", "machine", T::string, true);
+    for (const auto& [key, member] : {std::pair{"description", &ExperimentResults::description},
+                                      {"ipisim_version", &ExperimentResults::ipisim_version},
+                                      {"git_commit", &ExperimentResults::git_commit},
+                                      {"machine", &ExperimentResults::machine},
+                                      {"machine_description", &ExperimentResults::machine_description},
+                                      {"machine_hash", &ExperimentResults::machine_hash},
+                                      {"kernel", &ExperimentResults::kernel},
+                                      {"published_source", &ExperimentResults::published_source},
+                                      {"published_note", &ExperimentResults::published_note}}) {
+        if (j.contains(key)) out.*member = r.member(j, "", key, T::string, true).get<std::string>();
+    }
     if (j.contains("seed")) out.seed = r.member(j, "", "seed", T::number_float, true).get<uint64_t>();
     if (j.contains("swept")) {
         for (const auto& k : r.member(j, "", "swept", T::array, true)) {
@@ -122,7 +137,6 @@ ExperimentResults read_results_json(const std::filesystem::path& path) {
         }
     }
     if (j.contains("report")) out.report = r.member(j, "", "report", T::object, true);
-    if (j.contains("published_source")) out.published_source = r.member(j, "", "published_source", T::string, true);
     const auto& rows = r.member(j, "", "rows", T::array, true);
     for (size_t i = 0; i < rows.size(); ++i) {
         const std::string where = fmt::format("rows[{}]", i);

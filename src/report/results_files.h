@@ -10,8 +10,9 @@
 
 namespace ipisim::report {
 
-// {"experiment", "description", "machine", "seed", "fingerprint", "swept", "report",
-//  "published_source", "rows": [{"params", "metrics", "metrics_interval", "published",
+// {"experiment", "description", "ipisim_version", "git_commit", "machine",
+//  "machine_description", "machine_hash", "kernel", "seed", "fingerprint", "swept", "report",
+//  "published_source", "published_note", "rows": [{"params", "metrics", "metrics_interval", "published",
 //  "latency", "profile", "fingerprint"}...]}; empty optional members are left out.
 nlohmann::ordered_json results_json(const ExperimentResults& results);
 

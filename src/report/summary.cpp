@@ -186,7 +186,9 @@ std::string render_summary(const ExperimentResults& results, const Published& pu
 
     std::string out = fmt::format("experiment: {}", results.experiment);
     if (!results.machine.empty()) out += fmt::format("  machine: {}", results.machine);
+    if (!results.kernel.empty()) out += fmt::format("  kernel: Linux {}", results.kernel);
     out += fmt::format("  seed: {}\n", results.seed);
+    if (!results.machine_description.empty()) out += fmt::format("machine: {}\n", results.machine_description);
     const std::string fixed = constant_params(results);
     if (!fixed.empty()) out += fmt::format("params: {}\n", fixed);
     out += fmt::format("\n{}", metric_table(results, published, shown, all.with_published).render());
@@ -201,6 +203,7 @@ std::string render_summary(const ExperimentResults& results, const Published& pu
     for (const auto& m : shown) any_published = any_published || all.with_published.count(m) != 0;
     out += "\n";
     if (any_published && !published.source.empty()) out += fmt::format("published: {}\n", published.source);
+    if (!results.published_note.empty()) out += fmt::format("note: {}\n", results.published_note);
     out += fmt::format("fingerprint: {}\n", fingerprint_hex(combined_fingerprint(results.rows)));
     return out;
 }

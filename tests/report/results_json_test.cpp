@@ -17,6 +17,12 @@ TEST(ResultsJson, a_results_folder_reads_back_to_the_same_results_and_published_
     r.experiment = "seed000_rar";
     r.description = "d";
     r.machine = "sapphire_rapids_30c";
+    r.machine_description = "Sapphire Rapids 30c/60t";
+    r.machine_hash = "0123456789abcdef";
+    r.kernel = "6.18";
+    r.ipisim_version = "0.1.0";
+    r.git_commit = "abc123def456-dirty";
+    r.published_note = "why not";
     r.seed = 3;
     r.swept = {"threads"};
     SeedShape shape;
@@ -52,6 +58,9 @@ TEST(ResultsJson, a_results_folder_reads_back_to_the_same_results_and_published_
     const ExperimentResults back = read_results_json(file);
     EXPECT_EQ(results_json(back), results_json(r));
     EXPECT_EQ(back.rows[1].fingerprint, r.rows[1].fingerprint);
+    EXPECT_EQ(back.git_commit, "abc123def456-dirty");
+    EXPECT_EQ(back.machine_hash, "0123456789abcdef");
+    EXPECT_EQ(back.kernel, "6.18");
     const SeedShape s = shape_from_json(back.report);
     EXPECT_EQ(s.kind, SeedShape::Kind::pivot);
     EXPECT_EQ(s.suffix, "k");
