@@ -86,6 +86,18 @@ HostValues::HostValues(const ProbeResults& r, const toml::table& root) : r_(r) {
     model_ = hw::Topology(hw::parse_topology(topo, x86_));
 }
 
+toml::table HostValues::observed_int(int64_t value, const std::string& what) const {
+    toml::table t;
+    t.insert_or_assign("value", value);
+    t.insert_or_assign("mark", "P");
+    toml::array a;
+    a.push_back(value);
+    a.push_back(value);
+    t.insert_or_assign("range", std::move(a));
+    t.insert_or_assign("source", fmt::format("ipisim probe {} `{}`: {}", r_.date, r_.command, what));
+    return t;
+}
+
 toml::table HostValues::measured_ns(const Spread& s, const std::string& method) const {
     const std::string source =
         fmt::format("ipisim probe {} `{}`: {}; median of {}, spread min {:.1f}, p25 {:.1f}, p75 {:.1f}, max {:.1f} ns",
@@ -342,8 +354,18 @@ toml::table HostValues::tlb() const {
     if (x86_) {
         t.insert_or_assign("nr_dyn_asids", 6);
         // INVLPGB is only used when the CPU (and, in a VM, the hypervisor) exposes it.
-        t.insert_or_assign("invlpgb_count_max", 0);
-        t.insert_or_assign("rar_payloads", 0);
+        t.insert_or_assign(
+            "invlpgb_count_max",
+            r_.info.has_flag("invlpgb")
+                ? marked_int(0, 0, 0,
+                             "/proc/cpuinfo has the invlpgb flag, but the probe does not read its page count "
+                             "(CPUID 0x80000008 EDX[15:0]): INVLPGB is left out, the model runs the IPI shootdown")
+                : observed_int(0, "/proc/cpuinfo flags lack invlpgb: the kernel cannot use INVLPGB here"));
+        t.insert_or_assign("rar_payloads",
+                           amd_ ? observed_int(0, "an AMD CPU (/proc/cpuinfo vendor_id): RAR is Intel-only")
+                                : marked_int(0, 0, 0,
+                                             "RAR is not visible from user space and upstream Linux does not use "
+                                             "it (seed 000's series): left out"));
     } else {
         t.insert_or_assign("tlbi_is", assumed_ns(20, 10, 100, "one broadcast TLBI issue (not measured)"));
         t.insert_or_assign("dsb_ish",

@@ -28,6 +28,8 @@ public:
 private:
     // P: the median, range [p5, p95], source naming the method, date, command, N and spread.
     toml::table measured_ns(const Spread& s, const std::string& method) const;
+    // P: a fact of this host the probe read (a CPU flag, the vendor), with date and command.
+    toml::table observed_int(int64_t value, const std::string& what) const;
     // A: value and plausible range in ns, or in cycles at the measured clock.
     static toml::table assumed_ns(double ns, double lo, double hi, const std::string& why);
     toml::table assumed_cycles(double cycles, double lo, double hi, const std::string& why) const;

@@ -148,6 +148,27 @@ TEST(ProbeHostFile, a_bad_value_in_host_toml_is_reported_at_its_own_line) {
     }
 }
 
+TEST(ProbeHostFile, invlpgb_and_rar_are_off_and_marked_with_the_cpu_facts_they_come_from) {
+    const config::CostRecord costs = costs_of(sample_results());  // AMD, no invlpgb flag
+    const config::CostValue invlpgb = cost(costs, "tlb.invlpgb_count_max");
+    EXPECT_EQ(invlpgb.value, 0);
+    EXPECT_EQ(invlpgb.provenance.mark, config::Mark::P);
+    EXPECT_NE(invlpgb.provenance.source.find("flags lack invlpgb"), std::string::npos);
+    EXPECT_NE(invlpgb.provenance.source.find("2025-01-02T03:04:05Z"), std::string::npos);
+    const config::CostValue rar = cost(costs, "tlb.rar_payloads");
+    EXPECT_EQ(rar.provenance.mark, config::Mark::P);
+    EXPECT_NE(rar.provenance.source.find("RAR is Intel-only"), std::string::npos);
+
+    ProbeResults intel = sample_results();
+    intel.info.vendor_id = "GenuineIntel";
+    intel.topology.skeleton.clear();  // the vendor from /proc/cpuinfo, not the hwloc sample
+    intel.info.flags.insert("invlpgb");
+    const config::CostRecord i = costs_of(intel);
+    EXPECT_EQ(cost(i, "tlb.invlpgb_count_max").provenance.mark, config::Mark::A);
+    EXPECT_EQ(cost(i, "tlb.rar_payloads").provenance.mark, config::Mark::A);
+    EXPECT_EQ(load_host_machine(host_machine_text(intel), "h").tlb.invlpgb_count_max, 0U);
+}
+
 TEST(ProbeHostFile, durations_are_written_in_ns_with_one_decimal) {
     EXPECT_EQ(ns_text(100.04), "100.0 ns");
     EXPECT_EQ(ns_text(193.548), "193.5 ns");
