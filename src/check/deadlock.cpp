@@ -69,9 +69,8 @@ Violation Deadlock::analyze(const Waits& waits, uint32_t nr_cpus, sim::Picos now
             names += fmt::format("cpu{} -> ", c);
             parts += fmt::format(" {}.", describe(waits, c, nr_cpus, now, irqs_off));
         }
-        v.diagnosis = fmt::format(
-            "deadlock: no event is left and the wait-for cycle {}cpu{} can never resolve:{}{}", names, cycle.front(),
-            parts, others);
+        v.diagnosis = fmt::format("deadlock: no event is left and the wait-for cycle {}cpu{} can never resolve:{}{}",
+                                  names, cycle.front(), parts, others);
         return v;
     }
     v.kind = ViolationKind::stuck_wait;

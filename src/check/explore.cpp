@@ -53,8 +53,8 @@ ExploreResult explore(const ExploreSpec& spec) {
     for (std::thread& t : pool) t.join();
     if (!error.empty()) throw std::runtime_error(error);
     if (!failures.empty()) {
-        const size_t k = static_cast<size_t>(
-            std::min_element(failed_seeds.begin(), failed_seeds.end()) - failed_seeds.begin());
+        const size_t k =
+            static_cast<size_t>(std::min_element(failed_seeds.begin(), failed_seeds.end()) - failed_seeds.begin());
         out.failing_seed = spec.first_seed + failed_seeds[k];
         out.failure = std::move(failures[k]);
     }

@@ -28,8 +28,7 @@ void StaleTranslation::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t st
     }
 }
 
-void StaleTranslation::flush_returned(hw::CpuId cpu, uint64_t start, uint64_t end, sim::Picos began,
-                                      sim::Picos now) {
+void StaleTranslation::flush_returned(hw::CpuId cpu, uint64_t start, uint64_t end, sim::Picos began, sim::Picos now) {
     last_flush_.at(cpu) = Flush{start, end, began, now, true};
 }
 
@@ -41,10 +40,10 @@ std::optional<Violation> StaleTranslation::user_tlb_hit(hw::CpuId cpu, uint64_t 
     std::string flush;
     const Flush& f = last_flush_.at(p.zapper);
     if (f.valid && f.began <= p.released && (f.end == TLB_FLUSH_ALL || (va >= f.start && va < f.end))) {
-        flush = fmt::format(", its flush_tlb_mm_range({}) ran from {} to {}",
-                            f.end == TLB_FLUSH_ALL ? std::string("TLB_FLUSH_ALL")
-                                                   : fmt::format("{:#x}-{:#x}", f.start, f.end),
-                            sim::to_string(f.began), sim::to_string(f.returned));
+        flush = fmt::format(
+            ", its flush_tlb_mm_range({}) ran from {} to {}",
+            f.end == TLB_FLUSH_ALL ? std::string("TLB_FLUSH_ALL") : fmt::format("{:#x}-{:#x}", f.start, f.end),
+            sim::to_string(f.began), sim::to_string(f.returned));
     } else {
         flush = ", with no flush of the page returning before the release";
     }

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <toml++/toml.h>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
-#include <toml++/toml.h>
 
 #include "check/event_log.h"
 #include "check/explore.h"
@@ -43,7 +43,8 @@ void read_replay(const std::string& path, CheckArgs& args, check::StressSpec& sp
         const std::string k(key.str());
         auto integer = [&]() -> uint64_t {
             const auto v = node.value<int64_t>();
-            if (!v || *v < 0) throw config::ConfigError(path, line(node), "check." + k, "expected a non-negative integer");
+            if (!v || *v < 0)
+                throw config::ConfigError(path, line(node), "check." + k, "expected a non-negative integer");
             return static_cast<uint64_t>(*v);
         };
         if (k == "protocol" || k == "machine") {

@@ -18,7 +18,7 @@ struct CheckArgs {
     uint32_t jobs = 0;  // 0: every hardware thread
     uint32_t ops = 200;
     bool no_perturb = false;
-    std::string replay;                 // a replay file instead of the options above
+    std::string replay;  // a replay file instead of the options above
     std::string out_dir = "results/check";
 };
 

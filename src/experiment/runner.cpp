@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "check/monitors.h"
 #include "config/error.h"
 #include "experiment/system.h"
 #include "report/results_files.h"
@@ -66,9 +67,17 @@ report::ExperimentResults run_prepared(PreparedExperiment& prepared,
     for (size_t point = 0; point < prepared.points.size(); ++point) {
         PreparedPoint& p = prepared.points[point];
         workload::RunResult run;
+        nlohmann::ordered_json check;
         if (prepared.machine) {
             System sys(prepared.machine->spec, p.kernel);
-            run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+            // The invariant monitors watch every point (observers: the fingerprint is unchanged).
+            check::Monitors monitors(sys.platform(), {}, &sys.kernel());
+            {
+                const check::Monitors::Installed on(monitors);
+                run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+                monitors.finish_run();
+            }
+            check = monitors.summary();
             sys.record_run(run);
             if (e.workload.traits.reports_profile) run.profile = sys.profile();
         } else {
@@ -81,6 +90,7 @@ report::ExperimentResults run_prepared(PreparedExperiment& prepared,
         row.fingerprint = run.fingerprint;
         row.events = run.events;
         row.simulated_seconds = run.simulated_seconds;
+        row.check = std::move(check);
         if (on_row) on_row(point, row);
         results.rows.push_back(std::move(row));
     }
