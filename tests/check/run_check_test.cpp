@@ -17,11 +17,12 @@ report::ExperimentResults run_tlb_flush2(const std::string& protocol) {
     const auto dir = std::filesystem::temp_directory_path() / ("ipisim_run_check_" + protocol);
     std::filesystem::create_directories(dir);
     const std::string file = (dir / "e.toml").string();
-    report::write_text_file(file, "[experiment]\nname = \"run_check\"\nworkload = \"tlb_flush2\"\nmachine = "
-                                  "\"toy4\"\nseed = 1\n[kernel]\nversion = \"6.18\"\ntlb_flush = \"" +
-                                      protocol +
-                                      "\"\n[params]\nthreads = 4\nmode = \"threads\"\nwarmup = \"200 us\"\n"
-                                      "measure = \"500 us\"\n");
+    report::write_text_file(file,
+                            "[experiment]\nname = \"run_check\"\nworkload = \"tlb_flush2\"\nmachine = "
+                            "\"toy4\"\nseed = 1\n[kernel]\nversion = \"6.18\"\ntlb_flush = \"" +
+                                protocol +
+                                "\"\n[params]\nthreads = 4\nmode = \"threads\"\nwarmup = \"200 us\"\n"
+                                "measure = \"500 us\"\n");
     experiment::RunOptions options;
     options.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
     return experiment::run_experiment(experiment::load_experiment(file, {}), options);
