@@ -132,7 +132,7 @@ StressResult run_check_stress(const StressSpec& spec) {
     options.wait_bound = spec.wait_bound;
     options.event_log = spec.event_log;
     options.stop_on_violation = true;
-    Monitors mon(sys->platform(), options);
+    Monitors mon(sys->platform(), options, &k);
     SeededPerturbation perturbation(spec.perturbation, spec.seed);
     StressResult out;
     {

@@ -18,8 +18,9 @@ std::string_view to_string(ViolationKind k) {
     return "?";
 }
 
-Monitors::Monitors(hw::Platform& platform, MonitorOptions options)
+Monitors::Monitors(hw::Platform& platform, MonitorOptions options, kernel::Kernel* kernel)
     : platform_(platform),
+      kernel_(kernel),
       eng_(platform.engine()),
       options_(options),
       waits_(platform.nr_cpus(),
@@ -45,6 +46,26 @@ void Monitors::finish(bool drained, uint32_t unfinished) {
         return;
     }
     for (Violation& v : waits_.stuck(t)) report(std::move(v));
+}
+
+void Monitors::finish_run() {
+    uint32_t waiting = 0;
+    for (hw::CpuId c = 0; c < platform_.nr_cpus(); ++c) waiting += waits_.current_wait(c) != nullptr ? 1 : 0;
+    finish(eng_.pending_events() == 0, waiting);
+}
+
+nlohmann::ordered_json Monitors::summary() const {
+    nlohmann::ordered_json j;
+    j["violations"] = total();
+    if (kept_.empty()) return j;
+    const Violation& v = kept_.front();
+    j["first"] = {{"kind", to_string(v.kind)}, {"cpu", v.cpu}, {"time_ps", v.time.count()}, {"diagnosis", v.diagnosis}};
+    nlohmann::ordered_json by_kind = nlohmann::ordered_json::object();
+    for (size_t k = 0; k < counts_.size(); ++k) {
+        if (counts_[k] != 0) by_kind[std::string(to_string(static_cast<ViolationKind>(k)))] = counts_[k];
+    }
+    j["by_kind"] = by_kind;
+    return j;
 }
 
 void Monitors::wait_begin(hw::CpuId cpu, const hw::SimVar& var) {
@@ -87,9 +108,15 @@ void Monitors::pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn) {
     stale_.pte_cleared(cpu, mm_id, vpn, now());
 }
 
-void Monitors::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end) {
+void Monitors::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) {
     log(cpu, LogKind::pages_released, mm_id, start);
     stale_.pages_released(cpu, mm_id, start, end, now());
+    if (freed_tables && kernel_ != nullptr) {
+        const std::optional<sim::Picos> began = stale_.last_flush_began(cpu);
+        if (auto v = check_freed_tables(kernel_->mm(), cpu, mm_id, start, end, began.value_or(now()), now())) {
+            report(std::move(*v));
+        }
+    }
 }
 
 void Monitors::flush_returned(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) {

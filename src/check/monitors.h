@@ -15,12 +15,14 @@
 
 #include <array>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "check/contracts.h"
 #include "check/deadlock.h"
 #include "check/event_log.h"
+#include "check/freed_tables.h"
 #include "check/stale_translation.h"
 #include "check/violation.h"
 #include "check/waits.h"
@@ -39,7 +41,8 @@ class Monitors final : public hw::CheckHooks {
 public:
     static constexpr size_t kKept = 16;  // violations kept in full; all are counted
 
-    explicit Monitors(hw::Platform& platform, MonitorOptions options = {});
+    // With `kernel`, the freed-page-table rule also reads its mm layer (TLBs, loaded mms).
+    explicit Monitors(hw::Platform& platform, MonitorOptions options = {}, kernel::Kernel* kernel = nullptr);
 
     // Installs the monitors as this thread's hooks for its lifetime.
     class Installed {
@@ -56,6 +59,13 @@ public:
     // The run ended: with `drained` (no event left) and `unfinished` pieces of work not done,
     // a deadlock or lost wake-up; otherwise every wait still open beyond the bound.
     void finish(bool drained, uint32_t unfinished);
+    // The end of an experiment point (whose work is not counted): when no event is left and some
+    // CPU still waits, that wait can never end (a deadlock or a lost wake-up); otherwise every
+    // wait still open beyond the bound.
+    void finish_run();
+    // The results row's `check` member: {"violations": N} and, when N > 0, the first one
+    // {"kind", "cpu", "time_ps", "diagnosis"} and the count by kind.
+    [[nodiscard]] nlohmann::ordered_json summary() const;
 
     [[nodiscard]] const std::vector<Violation>& violations() const { return kept_; }
     [[nodiscard]] uint64_t count(ViolationKind k) const { return counts_[static_cast<size_t>(k)]; }
@@ -76,7 +86,7 @@ public:
     void csd_unlock(hw::CpuId cpu, const hw::SimVar& flags, uint64_t old_flags) override;
     void user_tlb_hit(hw::CpuId cpu, uint64_t mm_id, uint64_t va, sim::Picos filled) override;
     void pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn) override;
-    void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end) override;
+    void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) override;
     void flush_returned(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) override;
 
 private:
@@ -87,6 +97,7 @@ private:
     }
 
     hw::Platform& platform_;
+    kernel::Kernel* kernel_;
     sim::Engine& eng_;
     MonitorOptions options_;
     Waits waits_;

@@ -39,6 +39,13 @@ public:
     }
 };
 
+class SkipLazyFreed final : public kernel::TlbFlushProtocol {
+public:
+    // Always on_each_cpu_cond_mask(should_flush_tlb): lazy CPUs are skipped even when page
+    // tables were freed.
+    sim::Task<bool> ipi_flush_must_reach_all(Cpu& /*self*/, const FlushTlbInfo& /*info*/) override { co_return false; }
+};
+
 class AbbaDeadlock final : public kernel::TlbFlushProtocol {
 public:
     void attach(kernel::mm::Mm& m) override {
@@ -78,7 +85,8 @@ void add(const char* name, const char* description) {
 }  // namespace
 
 const std::vector<std::string>& mutant_names() {
-    static const std::vector<std::string> names = {"abba-deadlock", "ipi-local-only", "ipi-no-wait"};
+    static const std::vector<std::string> names = {"abba-deadlock", "ipi-local-only", "ipi-no-wait",
+                                                   "ipi-skip-lazy-freed"};
     return names;
 }
 
@@ -90,6 +98,7 @@ bool is_mutant(const std::string& name) {
 void register_mutants() {
     add<LocalOnly>("ipi-local-only", "checker mutant: path (b) flushes the initiator only");
     add<NoWait>("ipi-no-wait", "checker mutant: the IPI flush returns before the targets flushed");
+    add<SkipLazyFreed>("ipi-skip-lazy-freed", "checker mutant: skips lazy CPUs although page tables were freed");
     add<AbbaDeadlock>("abba-deadlock", "checker mutant: two locks in opposite orders with IRQs off");
 }
 

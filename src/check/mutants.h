@@ -4,6 +4,7 @@
 // so `ipisim run` never accepts them.
 //   ipi-local-only  path (b) flushes the initiator only;
 //   ipi-no-wait     the IPI flush without SCF_WAIT: returns before the targets flushed;
+//   ipi-skip-lazy-freed  skips lazy CPUs although page tables were freed;
 //   abba-deadlock   takes two spinlocks with IRQs off, in opposite orders on even and odd CPUs,
 //                   before the IPI flush.
 #pragma once

@@ -29,6 +29,11 @@ public:
     void pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn, sim::Picos now);
     void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos now);
     void flush_returned(hw::CpuId cpu, uint64_t start, uint64_t end, sim::Picos began, sim::Picos now);
+    // When CPU `cpu`'s last flush_tlb_mm_range began, if it has returned one.
+    [[nodiscard]] std::optional<sim::Picos> last_flush_began(hw::CpuId cpu) const {
+        const Flush& f = last_flush_.at(cpu);
+        return f.valid ? std::optional<sim::Picos>(f.began) : std::nullopt;
+    }
     // The violation this use is, if any.
     [[nodiscard]] std::optional<Violation> user_tlb_hit(hw::CpuId cpu, uint64_t mm_id, uint64_t va, sim::Picos filled,
                                                         sim::Picos now) const;

@@ -42,7 +42,17 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
                              report.results.rows.size(), report.events, report.host_seconds,
                              report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0,
                              out.string()));
-    return 0;
+    // The checker's monitors watched every point: a violation is a failed run (docs/checker.md).
+    int rc = 0;
+    for (size_t i = 0; i < report.results.rows.size(); ++i) {
+        const nlohmann::ordered_json& c = report.results.rows[i].check;
+        if (!c.contains("first")) continue;
+        console.warn(fmt::format("ipisim: check: point {}: {} violation(s); first: {} on cpu{}: {}\n", i + 1,
+                                 c["violations"].get<uint64_t>(), c["first"]["kind"].get<std::string>(),
+                                 c["first"]["cpu"].get<uint32_t>(), c["first"]["diagnosis"].get<std::string>()));
+        rc = 1;
+    }
+    return rc;
 }
 
 }  // namespace ipisim::cli

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "check/monitors.h"
 #include "config/error.h"
 #include "experiment/build_info.h"
 #include "experiment/system.h"
@@ -99,9 +100,17 @@ report::ExperimentResults run_prepared(PreparedExperiment& prepared, const Point
         PreparedPoint& p = prepared.points[point];
         workload::RunResult run;
         report::PointRecorder recorder(point, hooks.trace);  // latency histograms; the trace of one point
+        nlohmann::ordered_json check;
         if (prepared.machine) {
             System sys(prepared.machine->spec, p.kernel);
-            run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+            // The invariant monitors watch every point (observers: the fingerprint is unchanged).
+            check::Monitors monitors(sys.platform(), {}, &sys.kernel());
+            {
+                const check::Monitors::Installed on(monitors);
+                run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+                monitors.finish_run();
+            }
+            check = monitors.summary();
             sys.record_run(run);
             if (e.workload.traits.reports_profile) run.profile = sys.profile();
         } else {
@@ -116,6 +125,7 @@ report::ExperimentResults run_prepared(PreparedExperiment& prepared, const Point
         row.simulated_seconds = run.simulated_seconds;
         row.latency = recorder.latency();
         recorder.write_trace(row.params);
+        row.check = std::move(check);
         if (hooks.on_row) hooks.on_row(point, row);
         results.rows.push_back(std::move(row));
     }

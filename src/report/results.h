@@ -22,6 +22,8 @@ struct ResultRow {
     uint64_t fingerprint = 0;  // the engine's fingerprint
     uint64_t events = 0;
     double simulated_seconds = 0;
+    // The checker's monitors (docs/checker.md): {"violations": N, "first": {...}} when it ran.
+    nlohmann::ordered_json check = nlohmann::ordered_json::object();
 };
 
 struct ExperimentResults {

@@ -68,6 +68,7 @@ nlohmann::ordered_json results_json(const ExperimentResults& results) {
         if (!row.latency.empty()) r["latency"] = row.latency;
         if (!row.profile.empty()) r["profile"] = row.profile;
         r["fingerprint"] = fingerprint_hex(row.fingerprint);
+        if (!row.check.empty()) r["check"] = row.check;
         j["rows"].push_back(std::move(r));
     }
     return j;

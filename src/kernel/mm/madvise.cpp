@@ -46,7 +46,7 @@ sim::Task<> Mm::do_madvise_dontneed(hw::Cpu& cpu, MmStruct& mm, uint64_t start, 
         if (cleared != 0) {
             co_await flush_tlb_mm_range(cpu, mm, start, start + len, PAGE_SHIFT, false);
         }
-        IPISIM_CHECK_HOOK(pages_released(cpu.id(), mm.id, start, start + len));
+        IPISIM_CHECK_HOOK(pages_released(cpu.id(), mm.id, start, start + len, false));
         co_await lru_->folios_put(cpu, gathered);  // tlb_batch_pages_flush
     }
     co_await mm.mmap_lock->up_read(cpu);
