@@ -135,4 +135,7 @@ private:
     uint64_t ops_ = 0;
 };
 
+// The engine's timed queue.
+using EventQueue = CalendarQueue;
+
 }  // namespace ipisim::sim
