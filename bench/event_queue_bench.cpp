@@ -1,4 +1,5 @@
-// The timed event queue alone, in the classic hold model: Q events pending; each operation pops
+// The timed event queue alone (sim::EventQueue, and a plain 4-ary heap, sim::EventHeap, beside
+// it for comparison), in the classic hold model: Q events pending; each operation pops
 // the earliest and pushes one later event, so the queue size stays Q. Reported as ns per hold
 // (pop + push) and holds/s. Delays:
 //   uniform: U[1 ns, 1 us], as between IPI deliveries and memory transactions;
@@ -8,8 +9,9 @@
 
 #include <vector>
 
-#include "sim/engine.h"
 #include "sim/event.h"
+#include "sim/event_queue.h"
+#include "sim/quad_heap.h"
 #include "sim/rng.h"
 
 using namespace ipisim;
@@ -25,10 +27,10 @@ uint64_t next_delay(sim::Rng& rng, uint32_t cls) {
     return rng.uniform(kNs, 1000 * kNs);
 }
 
-template <bool Mixed>
+template <class Queue, bool Mixed>
 void hold(benchmark::State& state) {
     const auto q_size = static_cast<uint32_t>(state.range(0));
-    sim::EventQueue q;
+    Queue q;
     sim::Rng rng(7);
     uint64_t seq = 0;
     for (uint32_t i = 0; i < q_size; ++i) {
@@ -48,5 +50,7 @@ void hold(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(hold<false>)->Name("event_queue/uniform")->Arg(2)->Arg(64)->Arg(1024)->Arg(100000);
-BENCHMARK(hold<true>)->Name("event_queue/mixed")->Arg(2)->Arg(64)->Arg(1024)->Arg(100000);
+BENCHMARK(hold<sim::EventQueue, false>)->Name("event_queue/uniform")->Arg(2)->Arg(64)->Arg(1024)->Arg(100000);
+BENCHMARK(hold<sim::EventQueue, true>)->Name("event_queue/mixed")->Arg(2)->Arg(64)->Arg(1024)->Arg(100000);
+BENCHMARK(hold<sim::EventHeap, false>)->Name("event_heap4/uniform")->Arg(2)->Arg(64)->Arg(1024)->Arg(100000);
+BENCHMARK(hold<sim::EventHeap, true>)->Name("event_heap4/mixed")->Arg(2)->Arg(64)->Arg(1024)->Arg(100000);

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/calendar_queue.h"
 #include "sim/event.h"
+#include "sim/event_queue.h"
 #include "sim/process.h"
 #include "sim/ready_ring.h"
 #include "sim/time.h"
