@@ -3,18 +3,16 @@
 namespace ipisim::hw {
 
 Memory::Memory(sim::Engine& eng, const Topology& topo, const CoherenceSpec& spec)
-    : eng_(eng), topo_(topo), protocol_(eng, topo, spec) {}
+    : eng_(eng), topo_(topo), protocol_(eng, topo, spec), holder_pool_(topo.nr_cpus()) {}
 
 CacheLine& Memory::new_line(std::string name, uint32_t home_node) {
     const auto id = static_cast<uint32_t>(lines_.size());
-    lines_.push_back(std::make_unique<CacheLine>(id, std::move(name), home_node, topo_.nr_cpus()));
-    return *lines_.back();
+    return lines_.emplace_back(id, std::move(name), home_node, holder_pool_);
 }
 
 SimVar& Memory::new_var(CacheLine& line, uint64_t initial) {
     const uint32_t offset = line.claim_slot();
-    vars_.push_back(std::make_unique<SimVar>(line, offset, initial));
-    return *vars_.back();
+    return vars_.emplace_back(line, offset, initial);
 }
 
 SimVar& Memory::new_aligned_var(std::string name, uint32_t home_node, uint64_t initial) {
@@ -23,7 +21,7 @@ SimVar& Memory::new_aligned_var(std::string name, uint32_t home_node, uint64_t i
 
 LineStats Memory::total_stats() const {
     LineStats total;
-    for (const auto& l : lines_) total += l->stats();
+    for (const CacheLine& l : lines_) total += l.stats();
     return total;
 }
 

@@ -20,7 +20,7 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -55,7 +55,7 @@ public:
     SimVar& new_aligned_var(std::string name, uint32_t home_node, uint64_t initial = 0);
 
     [[nodiscard]] size_t line_count() const { return lines_.size(); }
-    [[nodiscard]] CacheLine& line(uint32_t id) { return *lines_.at(id); }
+    [[nodiscard]] CacheLine& line(uint32_t id) { return lines_.at(id); }
     // Statistics summed over every line.
     [[nodiscard]] LineStats total_stats() const;
     [[nodiscard]] const CoherenceProtocol& protocol() const { return protocol_; }
@@ -102,8 +102,9 @@ private:
     sim::Engine& eng_;
     const Topology& topo_;
     CoherenceProtocol protocol_;
-    std::vector<std::unique_ptr<CacheLine>> lines_;
-    std::vector<std::unique_ptr<SimVar>> vars_;
+    HolderPool holder_pool_;
+    std::deque<CacheLine> lines_;  // stable addresses, contiguous chunks
+    std::deque<SimVar> vars_;
 };
 
 template <class Pred>
