@@ -16,13 +16,13 @@ LineStats& LineStats::operator+=(const LineStats& o) {
     return *this;
 }
 
-CacheLine::CacheLine(uint32_t id, std::string name, uint32_t home_node, HolderPool& pool)
-    : home_node_(home_node), holders_(pool.words() == 1), id_(id), pool_(&pool), name_(std::move(name)) {}
+CacheLine::CacheLine(uint32_t id, uint32_t home_node, HolderPool& pool, LineCold& cold)
+    : home_node_(home_node), holders_(pool.words() == 1), id_(id), pool_(&pool), cold_(&cold) {}
 
 uint32_t CacheLine::claim_slot() {
     constexpr uint32_t kSlots = 64 / sizeof(uint64_t);
     if (vars_ == kSlots) {
-        throw std::length_error("cache line '" + name_ + "' already holds 8 variables");
+        throw std::length_error("cache line '" + name() + "' already holds 8 variables");
     }
     return static_cast<uint32_t>(sizeof(uint64_t)) * vars_++;
 }

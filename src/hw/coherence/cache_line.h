@@ -36,17 +36,24 @@ struct LineStats {
     LineStats& operator+=(const LineStats& o);
 };
 
-// One simulated line; the state every access reads (busy_until, hits, owner, holders) fills the
-// object's first 64 bytes, the rest (signal, miss statistics, name) is cold.
+// What a line needs only on misses and in reports, kept out of the line itself.
+struct LineCold {
+    LineStats stats;  // hits are counted in the line
+    std::string name;
+};
+
+// One simulated line in 128 bytes: the state every access reads (busy_until, hits, owner,
+// holders) fills the first 64, the spinners' signal and pointers the second.
 class alignas(64) CacheLine {
 public:
-    // `pool` lends the holder bitsets of widely shared lines (holder_set.h); it must outlive the line.
-    CacheLine(uint32_t id, std::string name, uint32_t home_node, HolderPool& pool);
+    // `pool` lends the holder bitsets of widely shared lines (holder_set.h); `cold` holds the
+    // name and miss statistics. Both must outlive the line.
+    CacheLine(uint32_t id, uint32_t home_node, HolderPool& pool, LineCold& cold);
     CacheLine(const CacheLine&) = delete;
     CacheLine& operator=(const CacheLine&) = delete;
 
     [[nodiscard]] uint32_t id() const { return id_; }
-    [[nodiscard]] const std::string& name() const { return name_; }
+    [[nodiscard]] const std::string& name() const { return cold_->name; }
     [[nodiscard]] uint32_t home_node() const { return home_node_; }
 
     // kNoCpu while the line is cached nowhere.
@@ -66,7 +73,7 @@ public:
     // Notified when a write (store or RMW) to any variable of the line completes.
     [[nodiscard]] sim::Signal& written() { return written_; }
     [[nodiscard]] LineStats stats() const {
-        LineStats s = stats_;
+        LineStats s = cold_->stats;
         s.hits = hits_;
         return s;
     }
@@ -92,7 +99,7 @@ private:
     void set_owner(CpuId cpu) { owner_ = cpu; }
     void set_busy_until(sim::Picos t) { busy_until_ = t; }
     void count_hit() { ++hits_; }
-    LineStats& miss_stats() { return stats_; }
+    LineStats& miss_stats() { return cold_->stats; }
 
     // Hot: the first 64 bytes.
     sim::Picos busy_until_;
@@ -102,11 +109,11 @@ private:
     HolderSet holders_;
     uint32_t id_;
     uint32_t vars_ = 0;
-    // Cold.
+    // Second 64 bytes.
     HolderPool* pool_;
+    LineCold* cold_;
     sim::Signal written_;
-    LineStats stats_;  // hits live in hits_
-    std::string name_;
 };
+static_assert(sizeof(CacheLine) == 128);
 
 }  // namespace ipisim::hw

@@ -109,9 +109,9 @@ private:
     void narrow(HolderPool& pool);
 
     union {
-        uint64_t word_;  // Mode::word
+        uint64_t word_;             // Mode::word
         uint16_t ids_[kInlineIds];  // Mode::ids (CPU numbers < kMaxCpus = 8192)
-        uint64_t* wide_;  // Mode::wide: pool.words() words
+        uint64_t* wide_;            // Mode::wide: pool.words() words
     };
     uint16_t count_ = 0;
     Mode mode_;

@@ -104,6 +104,7 @@ private:
     CoherenceProtocol protocol_;
     HolderPool holder_pool_;
     std::deque<CacheLine> lines_;  // stable addresses, contiguous chunks
+    std::deque<LineCold> cold_;    // by line id
     std::deque<SimVar> vars_;
 };
 
