@@ -38,7 +38,7 @@ TEST(MemoryScaling, a_machine_with_four_times_the_cpus_takes_about_four_times_th
 #if defined(__SANITIZE_ADDRESS__)
     GTEST_SKIP() << "AddressSanitizer's allocator is not glibc's";
 #endif
-    const size_t small = setup_bytes(4);  // 512 CPUs
+    const size_t small = setup_bytes(4);   // 512 CPUs
     const size_t large = setup_bytes(16);  // 2048 CPUs
     EXPECT_LT(static_cast<double>(large), 5.0 * static_cast<double>(small)) << small << " -> " << large << " bytes";
     // Per CPU: a few kB, whatever the size.
