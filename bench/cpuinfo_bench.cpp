@@ -13,7 +13,7 @@ static void cpuinfo(benchmark::State& state) {
     const bool big = n > 256;
     run_experiment_bench(state, "experiments/seed004_cpuinfo.toml",
                          {std::string("experiment.machine=") + (big ? "host1024" : "host256"), "sweep.gap=[\"50 ms\"]",
-                          "sweep.variant=[\"serial_single\", \"many\"]"},
+                          "sweep.kernel.arch_freq_prepare_all=[\"serial_single\", \"many\"]"},
                          big ? "bench/machines" : "machines");
     state.counters["cpus"] = n;
 }

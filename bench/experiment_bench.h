@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/experiment.h"
-#include "cli/run_experiment.h"
+#include "experiment/experiment.h"
+#include "experiment/runner.h"
 
 namespace ipisim::bench {
 
@@ -20,13 +20,13 @@ inline std::string source_path(const std::string& relative) {
 // `experiment` and `machines` are relative to the source tree.
 inline void run_experiment_bench(benchmark::State& state, const std::string& experiment,
                                  const std::vector<std::string>& overrides, const std::string& machines = "machines") {
-    const cli::Experiment e = cli::load_experiment(source_path(experiment), overrides);
-    cli::RunOptions opt;
+    const experiment::Experiment e = experiment::load_experiment(source_path(experiment), overrides);
+    experiment::RunOptions opt;
     opt.machines_dir = source_path(machines);
     uint64_t events = 0;
     double simulated = 0;
     for (auto _ : state) {
-        const report::ExperimentResults r = cli::run_experiment(e, opt);
+        const report::ExperimentResults r = experiment::run_experiment(e, opt);
         for (const auto& row : r.rows) {
             events += row.events;
             simulated += row.simulated_seconds;

@@ -11,6 +11,7 @@ static void seed000_table(benchmark::State& state) {
 BENCHMARK(seed000_table)->Unit(benchmark::kSecond)->Iterations(1);
 
 static void seed000_ipi_60(benchmark::State& state) {
-    run_experiment_bench(state, "experiments/seed000_rar.toml", {"sweep.threads=[60]", "sweep.flush=[\"ipi\"]"});
+    run_experiment_bench(state, "experiments/seed000_rar.toml",
+                         {"sweep.threads=[60]", "sweep.kernel.tlb_flush=[\"ipi\"]"});
 }
 BENCHMARK(seed000_ipi_60)->Name("seed000/ipi/60")->Unit(benchmark::kSecond)->Iterations(1);

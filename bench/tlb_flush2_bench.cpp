@@ -24,17 +24,17 @@ std::string machine_for(int cpus) {
 }  // namespace
 
 static void tlb_flush2_threads_60(benchmark::State& state) {
-    run_experiment_bench(state, kExperiment, {"sweep.threads=[60]", "sweep.flush=[\"ipi\"]"});
+    run_experiment_bench(state, kExperiment, {"sweep.threads=[60]", "sweep.kernel.tlb_flush=[\"ipi\"]"});
 }
 BENCHMARK(tlb_flush2_threads_60)->Name("tlb_flush2/threads/60")->Unit(benchmark::kSecond)->Iterations(1);
 
 static void tlb_flush2_processes(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
-    run_experiment_bench(
-        state, kExperiment,
-        {"experiment.machine=" + machine_for(n), "sweep.threads=[" + std::to_string(n) + "]", "sweep.flush=[\"ipi\"]",
-         "params.mode=\"processes\"", "params.warmup=\"500 us\"", "params.measure=\"1 ms\""},
-        machines_for(n));
+    run_experiment_bench(state, kExperiment,
+                         {"experiment.machine=" + machine_for(n), "sweep.threads=[" + std::to_string(n) + "]",
+                          "sweep.kernel.tlb_flush=[\"ipi\"]", "params.mode=\"processes\"", "params.warmup=\"500 us\"",
+                          "params.measure=\"1 ms\""},
+                         machines_for(n));
 }
 BENCHMARK(tlb_flush2_processes)
     ->Name("tlb_flush2/processes")
@@ -46,8 +46,8 @@ BENCHMARK(tlb_flush2_processes)
 static void tlb_flush2_threads64(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     run_experiment_bench(state, kExperiment,
-                         {"experiment.machine=" + machine_for(n), "sweep.threads=[64]", "sweep.flush=[\"ipi\"]",
-                          "params.warmup=\"1 ms\"", "params.measure=\"2 ms\""},
+                         {"experiment.machine=" + machine_for(n), "sweep.threads=[64]",
+                          "sweep.kernel.tlb_flush=[\"ipi\"]", "params.warmup=\"1 ms\"", "params.measure=\"2 ms\""},
                          machines_for(n));
 }
 BENCHMARK(tlb_flush2_threads64)

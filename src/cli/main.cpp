@@ -9,6 +9,7 @@
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
+#include "cli/params_command.h"
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
 #include "config/error.h"
@@ -47,9 +48,14 @@ int main(int argc, char** argv) {
     std::function<int()> command;
 
     CLI::App* list = app.add_subcommand("list", "machines, experiments and components");
+    std::string params_name;
+    CLI::Option* params_opt = list->add_option("--params", params_name,
+                                               "the declared parameters of NAME (kernel, a workload, ...; all "
+                                               "without NAME)")
+                                  ->expected(0, 1);
     list->callback([&] {
         command = [&] {
-            fmt::print("{}", cli::render_list(dirs));
+            fmt::print("{}", params_opt->count() > 0 ? cli::render_params(params_name) : cli::render_list(dirs));
             return 0;
         };
     });
@@ -87,6 +93,13 @@ int main(int argc, char** argv) {
 
 try {
     app.parse(argc, argv);
+} catch (const CLI::CallForHelp& e) {
+    const int code = app.exit(e);
+    // `ipisim run EXPERIMENT --help`: the parameters and metrics of its workload too.
+    if (run->parsed() && !run_args.experiment.empty()) {
+        fmt::print("{}", cli::render_workload_help(cli::resolve_experiment(run_args.experiment, dirs)));
+    }
+    return code;
 } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : config::kExitBadInput;

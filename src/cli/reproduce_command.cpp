@@ -3,13 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
-#include "cli/experiment.h"
-#include "cli/run_experiment.h"
 #include "config/error.h"
-#include "report/summary.h"
+#include "experiment/session.h"
 #include "report/text_table.h"
 
 namespace ipisim::cli {
@@ -18,8 +15,8 @@ namespace {
 
 std::vector<std::filesystem::path> seed_experiments(const std::string& dir) {
     std::vector<std::filesystem::path> out;
-    if (!std::filesystem::is_directory(dir)) return out;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
         const std::string stem = entry.path().stem().string();
         if (entry.path().extension() == ".toml" && stem.rfind("seed", 0) == 0) out.push_back(entry.path());
     }
@@ -27,7 +24,7 @@ std::vector<std::filesystem::path> seed_experiments(const std::string& dir) {
     return out;
 }
 
-// The profile of the sweep point that had the most busy CPU entries: one line per function.
+// The profile of every sweep point that has one: one line per point, one entry per function.
 std::string render_profiles(const report::ExperimentResults& results) {
     std::string s;
     for (const report::ResultRow& row : results.rows) {
@@ -45,13 +42,38 @@ std::string render_profiles(const report::ExperimentResults& results) {
     return s;
 }
 
-}  // namespace
-
-int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
-    std::vector<std::filesystem::path> files = seed_experiments(dirs.experiments);
+// The seed experiments to run, every one loaded and prepared (machines loaded, every point
+// checked) before the first runs. An --only name that matches none is an error.
+std::vector<experiment::PreparedExperiment> prepare_selected(const ReproduceArgs& args, const DataDirs& dirs) {
+    const std::vector<std::filesystem::path> files = seed_experiments(dirs.experiments);
     if (files.empty()) {
         throw config::ConfigError(dirs.experiments, 0, "(experiments)", "no seed*.toml experiment found");
     }
+    std::vector<experiment::Experiment> loaded;
+    for (const auto& file : files) loaded.push_back(experiment::load_experiment(file.string(), {}));
+    for (const std::string& name : args.only) {
+        const bool known = std::any_of(loaded.begin(), loaded.end(),
+                                       [&](const experiment::Experiment& e) { return e.name() == name; });
+        if (!known) {
+            std::string names;
+            for (const auto& e : loaded) names += (names.empty() ? "" : ", ") + e.name();
+            throw config::ConfigError(
+                "--only", 0, name,
+                fmt::format("no seed experiment of that name in {} (there are: {})", dirs.experiments, names));
+        }
+    }
+    std::vector<experiment::PreparedExperiment> out;
+    for (const experiment::Experiment& e : loaded) {
+        if (!args.only.empty() && std::find(args.only.begin(), args.only.end(), e.name()) == args.only.end()) continue;
+        out.push_back(experiment::prepare_experiment(e, dirs.machines));
+    }
+    return out;
+}
+
+}  // namespace
+
+int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
+    std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
     struct Done {
         std::string name;
         size_t rows;
@@ -60,28 +82,17 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
         std::string fingerprint;
     };
     std::vector<Done> done;
-    for (const auto& file : files) {
-        const Experiment experiment = load_experiment(file.string(), {});
-        if (!args.only.empty() && std::find(args.only.begin(), args.only.end(), experiment.name) == args.only.end()) {
-            continue;
-        }
-        fmt::print("==== {} — {}\n", experiment.name, experiment.description);
-        const auto start = std::chrono::steady_clock::now();
-        RunOptions options;
-        options.machines_dir = dirs.machines;
-        options.on_row = [&](size_t point, const report::ResultRow&) {
-            fmt::print(stderr, "  [{}/{}] {}\n", point + 1, experiment.points(), experiment.name);
-        };
-        const report::ExperimentResults results = run_experiment(experiment, options);
-        const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        write_experiment_outputs(experiment, results, std::filesystem::path(args.out_dir) / experiment.name);
-        fmt::print("{}", report::render_summary(results, experiment.published));
-        fmt::print("{}", report::render_seed_shape(experiment.shape, results, experiment.published));
-        fmt::print("{}\n", render_profiles(results));
-        uint64_t events = 0;
-        for (const auto& r : results.rows) events += r.events;
-        done.push_back({experiment.name, results.rows.size(), events, host,
-                        report::fingerprint_hex(report::combined_fingerprint(results.rows))});
+    for (experiment::PreparedExperiment& p : prepared) {
+        const experiment::Experiment& e = p.experiment;
+        fmt::print("==== {} — {}\n", e.name(), e.table.description);
+        const experiment::RunReport report = experiment::run_and_report(
+            p, std::filesystem::path(args.out_dir) / e.name(), [&](size_t point, const report::ResultRow&) {
+                fmt::print(stderr, "  [{}/{}] {}\n", point + 1, e.points(), e.name());
+            });
+        fmt::print("{}", report.text);
+        fmt::print("{}\n", render_profiles(report.results));
+        done.push_back({e.name(), report.results.rows.size(), report.events, report.host_seconds,
+                        report::fingerprint_hex(report::combined_fingerprint(report.results.rows))});
     }
     fmt::print("==== summary\n");
     for (const Done& d : done) {

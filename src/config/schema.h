@@ -351,6 +351,16 @@ public:
         }
     }
 
+    // The value of every field of `v` that has one (optional fields may not), in declaration
+    // order, conditions ignored: e.g. a workload's metrics as named values.
+    [[nodiscard]] std::vector<std::pair<std::string, detail::Scalar>> values(const T& v) const {
+        std::vector<std::pair<std::string, detail::Scalar>> out;
+        for (const Entry& e : entries_) {
+            if (std::optional<detail::Scalar> s = e.value(v)) out.emplace_back(e.info.key, *s);
+        }
+        return out;
+    }
+
     [[nodiscard]] SchemaInfo info() const {
         SchemaInfo out{name_, doc_, {}};
         for (const Entry& e : entries_) out.params.push_back(e.info);

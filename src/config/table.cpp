@@ -65,11 +65,27 @@ int order_of(const toml::node& n) {
 Table::Table(const toml::table* table, std::string file, std::string path)
     : table_(table), file_(std::move(file)), path_(std::move(path)) {}
 
+Table::Table(const toml::table* table, std::string file, std::string path, std::vector<Substitute> substitutes)
+    : table_(table), file_(std::move(file)), path_(std::move(path)), substitutes_(std::move(substitutes)) {}
+
+const Substitute* Table::substitute(std::string_view key) const {
+    for (const Substitute& s : substitutes_) {
+        if (s.key == key) return &s;
+    }
+    return nullptr;
+}
+
+const toml::node* Table::find(std::string_view key) const {
+    if (const Substitute* s = substitute(key)) return s->node;
+    return table_->get(key);
+}
+
 bool Table::has(std::string_view key) const {
-    return table_->contains(key);
+    return find(key) != nullptr;
 }
 
 std::string Table::dotted(std::string_view key) const {
+    if (const Substitute* s = substitute(key)) return s->name;
     if (path_.empty()) return std::string(key);
     return path_ + "." + std::string(key);
 }
@@ -79,17 +95,17 @@ int Table::line() const {
 }
 
 int Table::line_of(std::string_view key) const {
-    if (const toml::node* n = table_->get(key)) return locate(*n, file_).line;
+    if (const toml::node* n = find(key)) return locate(*n, file_).line;
     return line();
 }
 
 std::string Table::file_of(std::string_view key) const {
-    if (const toml::node* n = table_->get(key)) return locate(*n, file_).file;
+    if (const toml::node* n = find(key)) return locate(*n, file_).file;
     return locate(*table_, file_).file;
 }
 
 void Table::fail(std::string_view key, const std::string& problem) const {
-    const toml::node* n = table_->get(key);
+    const toml::node* n = find(key);
     Location at = locate(n != nullptr ? *n : *table_, file_);
     throw ConfigError(at.file, at.line, dotted(key), problem);
 }
@@ -100,7 +116,7 @@ void Table::fail_at(const toml::node& n, const std::string& key, const std::stri
 }
 
 const toml::node* Table::raw(std::string_view key) const {
-    return table_->get(key);
+    return find(key);
 }
 
 void Table::mark_used(std::string_view key) {
@@ -108,7 +124,7 @@ void Table::mark_used(std::string_view key) {
 }
 
 const toml::node* Table::node_or_fail(std::string_view key) {
-    const toml::node* n = table_->get(key);
+    const toml::node* n = find(key);
     if (n == nullptr) fail(key, "required key is missing");
     used_.emplace(key);
     return n;
@@ -223,7 +239,7 @@ std::vector<T> Table::array(std::string_view key) {
 
 std::vector<sim::Picos> Table::duration_array(std::string_view key) {
     std::vector<std::string> texts = array<std::string>(key);
-    const toml::array* arr = table_->get(key)->as_array();
+    const toml::array* arr = find(key)->as_array();
     std::vector<sim::Picos> out;
     for (size_t i = 0; i < texts.size(); ++i) {
         std::string why;
@@ -268,6 +284,9 @@ std::vector<std::string> Table::keys() const {
     std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;
     for (auto& [line, k] : ordered) out.push_back(std::move(k));
+    for (const Substitute& s : substitutes_) {
+        if (!table_->contains(s.key)) out.push_back(s.key);
+    }
     return out;
 }
 
@@ -275,12 +294,16 @@ void Table::finish() const {
     // Report the first unknown key in file order, so the message is deterministic.
     const toml::node* first = nullptr;
     std::string first_key;
-    for (auto&& [k, v] : *table_) {
-        if (used_.count(k.str()) != 0) continue;
+    auto consider = [&](std::string_view key, const toml::node& v) {
+        if (used_.count(key) != 0) return;
         if (first == nullptr || order_of(v) < order_of(*first)) {
             first = &v;
-            first_key = std::string(k.str());
+            first_key = std::string(key);
         }
+    };
+    for (auto&& [k, v] : *table_) consider(k.str(), *find(k.str()));
+    for (const Substitute& s : substitutes_) {
+        if (!table_->contains(s.key)) consider(s.key, *s.node);
     }
     if (first != nullptr) fail_at(*first, dotted(first_key), "unknown key");
 }
@@ -309,6 +332,13 @@ Document Document::parse(std::string_view text, const std::string& name) {
     } catch (const toml::parse_error& e) {
         throw ConfigError(name, static_cast<int>(e.source().begin.line), "(syntax)", std::string(e.description()));
     }
+    return d;
+}
+
+Document Document::adopt(toml::table tree, const std::string& name) {
+    Document d;
+    d.name_ = name;
+    d.tree_ = std::make_shared<toml::table>(std::move(tree));
     return d;
 }
 

@@ -29,14 +29,26 @@ inline constexpr std::string_view kOverrideSource = "--set";
 // "an integer", "a string", ... for messages.
 const char* type_name(const toml::node& n);
 
+// A key of a Table view whose value lives elsewhere in the same document, such as a sweep
+// point's value standing in for a [params] key: reads see `node`, and messages name it `name`
+// ("sweep.threads[2]") at the node's own line.
+struct Substitute {
+    std::string key;
+    const toml::node* node = nullptr;
+    std::string name;
+};
+
 class Table {
 public:
     // file: the name used in messages; path: dotted prefix of this table ("" for the root).
     Table(const toml::table* table, std::string file, std::string path);
+    // The same view with some keys' values taken from elsewhere (they may be absent here).
+    Table(const toml::table* table, std::string file, std::string path, std::vector<Substitute> substitutes);
 
     [[nodiscard]] bool has(std::string_view key) const;
     [[nodiscard]] const std::string& file() const { return file_; }
     [[nodiscard]] const std::string& path() const { return path_; }
+    // The key's name in messages: path.key, or a substitute's own name.
     [[nodiscard]] std::string dotted(std::string_view key) const;
     // Line of a key's value (or of the table when the key is absent); 0 when unknown.
     [[nodiscard]] int line_of(std::string_view key) const;
@@ -67,7 +79,8 @@ public:
     Table table(std::string_view key);
     std::optional<Table> table_optional(std::string_view key);
     std::vector<Table> table_array(std::string_view key);
-    // Keys of this table in file order (for tables whose keys are names, e.g. [sweep]).
+    // Keys of this table in file order (for tables whose keys are names, e.g. [sweep]);
+    // substituted keys absent from the table come after them.
     [[nodiscard]] std::vector<std::string> keys() const;
     // Marks a key as read without reading it (its value is handled elsewhere).
     void mark_used(std::string_view key);
@@ -81,6 +94,8 @@ public:
     [[noreturn]] void fail_at(const toml::node& n, const std::string& key, const std::string& problem) const;
 
 private:
+    [[nodiscard]] const Substitute* substitute(std::string_view key) const;
+    [[nodiscard]] const toml::node* find(std::string_view key) const;
     const toml::node* node_or_fail(std::string_view key);
     template <class T>
     T convert(std::string_view key, const toml::node& n) const;
@@ -88,6 +103,7 @@ private:
     const toml::table* table_;
     std::string file_;
     std::string path_;
+    std::vector<Substitute> substitutes_;
     std::set<std::string, std::less<>> used_;
 };
 
@@ -99,6 +115,9 @@ public:
     // The text of a config file; a missing or unreadable file is a ConfigError naming it.
     static std::string read_text(const std::string& path);
     static Document parse(std::string_view text, const std::string& name);
+    // A document of an already parsed tree (e.g. a table moved out of another document: moved
+    // nodes keep their source lines). `name` is the file named in messages.
+    static Document adopt(toml::table tree, const std::string& name);
 
     Table root() const;
     [[nodiscard]] const std::string& name() const { return name_; }

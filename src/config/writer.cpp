@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "config/table.h"
@@ -10,8 +11,15 @@ namespace ipisim::config {
 
 namespace {
 
-std::vector<std::string> ordered_keys(const toml::table& t) {
-    return Table(&t, "", "").keys();
+std::vector<std::string> ordered_keys(const toml::table& t, const std::vector<std::string>& first = {}) {
+    std::vector<std::string> out;
+    for (const std::string& k : first) {
+        if (t.contains(k) && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    }
+    for (std::string& k : Table(&t, "", "").keys()) {
+        if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(std::move(k));
+    }
+    return out;
 }
 
 // A TOML basic string: double quotes, with escapes for quotes, backslashes and control chars.
@@ -45,6 +53,8 @@ std::string quoted(const std::string& s) {
     return out + "\"";
 }
 
+}  // namespace
+
 std::string key_text(const std::string& key) {
     bool bare = !key.empty();
     for (char c : key) {
@@ -54,12 +64,12 @@ std::string key_text(const std::string& key) {
     return bare ? key : quoted(key);
 }
 
+namespace {
+
 bool is_table_array(const toml::node& n) {
     const toml::array* a = n.as_array();
     return a != nullptr && !a->empty() && a->is_array_of_tables();
 }
-
-std::string value_text(const toml::node& n);
 
 std::string inline_table_text(const toml::table& t) {
     std::string out;
@@ -68,6 +78,8 @@ std::string inline_table_text(const toml::table& t) {
     }
     return out.empty() ? std::string("{}") : fmt::format("{{ {} }}", out);
 }
+
+}  // namespace
 
 std::string value_text(const toml::node& n) {
     if (const toml::table* t = n.as_table()) return inline_table_text(*t);
@@ -88,6 +100,8 @@ std::string value_text(const toml::node& n) {
     return os.str();
 }
 
+namespace {
+
 void write_section(std::string& out, const toml::table& t, const std::string& header) {
     out += header + "\n";
     for (const std::string& key : ordered_keys(t)) {
@@ -97,7 +111,28 @@ void write_section(std::string& out, const toml::table& t, const std::string& he
 
 }  // namespace
 
-std::string to_toml_text(const toml::table& root) {
+std::string section_text(const std::string& header, const toml::table& t, const std::vector<std::string>& order) {
+    // Arrays of tables inside a section get their own [[section.key]] blocks after it.
+    std::vector<std::string> arrays;
+    std::string out = fmt::format("[{}]\n", header);
+    for (const std::string& sub : ordered_keys(t, order)) {
+        const toml::node& v = *t.get(sub);
+        if (is_table_array(v)) {
+            arrays.push_back(sub);
+        } else {
+            out += fmt::format("{} = {}\n", key_text(sub), value_text(v));
+        }
+    }
+    for (const std::string& sub : arrays) {
+        for (const toml::node& e : *t.get(sub)->as_array()) {
+            out += "\n";
+            write_section(out, *e.as_table(), fmt::format("[[{}.{}]]", header, key_text(sub)));
+        }
+    }
+    return out;
+}
+
+std::string to_toml_text(const toml::table& root, const std::string& prefix) {
     std::string out;
     std::vector<std::string> sections;
     for (const std::string& key : ordered_keys(root)) {
@@ -108,30 +143,16 @@ std::string to_toml_text(const toml::table& root) {
             out += fmt::format("{} = {}\n", key_text(key), value_text(n));
         }
     }
+    if (!prefix.empty()) out = fmt::format("[{}]\n", prefix) + out;
+    const std::string dot = prefix.empty() ? "" : prefix + ".";
     for (const std::string& key : sections) {
         const toml::node& n = *root.get(key);
         if (!out.empty()) out += "\n";
         if (const toml::table* t = n.as_table()) {
-            // Arrays of tables inside a section get their own [[section.key]] blocks after it.
-            std::vector<std::string> arrays;
-            out += fmt::format("[{}]\n", key_text(key));
-            for (const std::string& sub : ordered_keys(*t)) {
-                const toml::node& v = *t->get(sub);
-                if (is_table_array(v)) {
-                    arrays.push_back(sub);
-                } else {
-                    out += fmt::format("{} = {}\n", key_text(sub), value_text(v));
-                }
-            }
-            for (const std::string& sub : arrays) {
-                for (const toml::node& e : *t->get(sub)->as_array()) {
-                    out += "\n";
-                    write_section(out, *e.as_table(), fmt::format("[[{}.{}]]", key_text(key), key_text(sub)));
-                }
-            }
+            out += section_text(dot + key_text(key), *t);
         } else {
             for (const toml::node& e : *n.as_array()) {
-                write_section(out, *e.as_table(), fmt::format("[[{}]]", key_text(key)));
+                write_section(out, *e.as_table(), fmt::format("[[{}{}]]", dot, key_text(key)));
             }
         }
     }

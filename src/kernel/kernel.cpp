@@ -2,15 +2,63 @@
 
 #include <fmt/format.h>
 
+#include "kernel/aperfmperf/aperfmperf.h"
 #include "kernel/costs.h"
+#include "kernel/mm/mm.h"
+#include "kernel/resctrl/resctrl.h"
+#include "kernel/sched/sched.h"
+#include "kernel/workqueue/workqueue.h"
 
 namespace ipisim::kernel {
 
-Kernel::Kernel(hw::Platform& platform)
+Kernel::Kernel(hw::Platform& platform, KernelConfig config)
     : p_(platform),
+      config_(std::move(config)),
+      version_(config_.parsed_version()),
+      machine_(platform.spec()),
       smp_(std::make_unique<Smp>(platform)),
       work_(platform.nr_cpus()),
-      idle_tasks_(platform.nr_cpus(), nullptr) {}
+      idle_tasks_(platform.nr_cpus(), nullptr) {
+    smp_->set_call_any_policy(config_.call_any_policy);
+    if (machine_.gicv3()) hw::set_gic_barrier(p_.intc(), config_.gic_barrier);
+}
+
+// Coroutine frames (work queued here, threads of the scheduler) reference the subsystems.
+Kernel::~Kernel() {
+    p_.engine().shutdown();
+}
+
+Sched& Kernel::sched() {
+    if (!sched_) sched_ = std::make_unique<Sched>(*this);
+    return *sched_;
+}
+
+Workqueue& Kernel::workqueue() {
+    if (!workqueue_) workqueue_ = std::make_unique<Workqueue>(sched());
+    return *workqueue_;
+}
+
+Resctrl& Kernel::resctrl() {
+    if (!resctrl_) resctrl_ = std::make_unique<Resctrl>(sched(), workqueue());
+    return *resctrl_;
+}
+
+Aperfmperf& Kernel::aperfmperf() {
+    if (!aperfmperf_) {
+        aperfmperf_ = std::make_unique<Aperfmperf>(p_, *smp_);
+        aperfmperf_->set_variant(config_.arch_freq_prepare_all);
+        aperfmperf_->set_hz(config_.hz);
+    }
+    return *aperfmperf_;
+}
+
+mm::Mm& Kernel::mm() {
+    if (!mm_) {
+        mm_ = std::make_unique<mm::Mm>(*this, config_.tlb_flush);
+        mm_->set_madvise_lru_add_drain(config_.madvise_lru_add_drain);
+    }
+    return *mm_;
+}
 
 void Kernel::run_on(hw::CpuId c, CpuWork work) {
     work_.at(c).push_back(std::move(work));
@@ -25,6 +73,45 @@ void Kernel::boot() {
         p_.cpu(c).set_running(&proc);
         idle_tasks_[c] = &proc;
     }
+}
+
+void Kernel::set_idle_state(hw::CpuId c, size_t index) {
+    p_.cpu(c).set_idle_state(index);
+}
+
+sim::Task<> Kernel::syscall_entry_exit(hw::Cpu& cpu) {
+    co_await cpu.compute(p_.spec().cpu.syscall);
+}
+
+hw::SimVar& Kernel::new_aligned_var(const std::string& name, uint32_t node) {
+    return p_.memory().new_aligned_var(name, node);
+}
+
+sim::Task<> Kernel::write_once(hw::Cpu& cpu, hw::SimVar& var, uint64_t value) {
+    co_await p_.memory().store(cpu.id(), var, value);
+}
+
+uint64_t Kernel::rar_messages() const {
+    return p_.intc().fabric().stats().rar_messages;
+}
+
+sim::Picos Kernel::cpu_time(hw::CpuId c, const std::function<bool(const std::string& label, hw::Activity)>& select) {
+    hw::CpuProfile& prof = p_.cpu(c).profile();
+    prof.settle(p_.engine().now());
+    sim::Picos sum;
+    for (uint32_t l = 0; l < prof.nr_labels(); ++l) {
+        if (prof.time_in_label(l) == sim::Picos::zero()) continue;
+        const std::string& name = hw::profile_label_name(l);
+        for (size_t a = 0; a < hw::kActivities; ++a) {
+            const auto act = static_cast<hw::Activity>(a);
+            if (select(name, act)) sum += prof.time(l, act);
+        }
+    }
+    return sum;
+}
+
+void Kernel::reset_profiles() {
+    for (hw::CpuId c = 0; c < p_.nr_cpus(); ++c) p_.cpu(c).profile().reset(p_.engine().now());
 }
 
 sim::Proc Kernel::cpu_main(hw::CpuId c) {

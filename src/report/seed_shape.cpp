@@ -8,29 +8,84 @@
 
 namespace ipisim::report {
 
-SeedShape read_seed_shape(config::Table t, const config::Table& params) {
-    SeedShape s;
-    const auto kind = t.get<std::string>("kind");
-    s.title = t.get_or<std::string>("title", "");
-    if (kind == "pivot") {
-        s.kind = SeedShape::Kind::pivot;
-        s.rows = t.get<std::string>("rows");
-        s.columns = t.get<std::string>("columns");
-        s.value = t.get<std::string>("value");
-        s.scale = t.get_or<double>("scale", 1.0);
-        s.suffix = t.get_or<std::string>("suffix", "");
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string listed(const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+// The names inside "{...}" of a line template.
+std::vector<std::string> placeholders(const std::string& tmpl) {
+    std::vector<std::string> out;
+    for (size_t open = tmpl.find('{'); open != std::string::npos; open = tmpl.find('{', open + 1)) {
+        const size_t close = tmpl.find('}', open);
+        if (close == std::string::npos) break;
+        out.push_back(tmpl.substr(open + 1, close - open - 1));
+    }
+    return out;
+}
+
+}  // namespace
+
+const config::Schema<SeedShape>& seed_shape_schema() {
+    using Kind = SeedShape::Kind;
+    static const auto s =
+        config::Schema<SeedShape>("report", "the seed's own table shape, printed after the summary")
+            .choice("kind", &SeedShape::kind, {{"pivot", Kind::pivot}, {"lines", Kind::lines}},
+                    "pivot: one row parameter down, one across, a metric in the cells; lines: one line per point")
+            .sets("pivot", [](const SeedShape& x) { return x.kind == Kind::pivot; })
+            .sets("lines", [](const SeedShape& x) { return x.kind == Kind::lines; })
+            .param("title", &SeedShape::title, "printed above the table")
+            .def(std::string())
+            .param("rows", &SeedShape::rows, "the row parameter down the table")
+            .when("pivot")
+            .param("columns", &SeedShape::columns, "the row parameter across the table")
+            .when("pivot")
+            .param("value", &SeedShape::value, "the metric in the cells")
+            .when("pivot")
+            .param("scale", &SeedShape::scale, "cells show value / scale")
+            .def(1.0)
+            .when("pivot")
+            .check([](const SeedShape& x) { return x.scale > 0 ? "" : "must be above zero"; })
+            .param("suffix", &SeedShape::suffix, "after each cell's number (\"k\")")
+            .def(std::string())
+            .when("pivot")
+            .param("line", &SeedShape::line, "template with {row parameter} and {metric} placeholders")
+            .when("lines");
+    return s;
+}
+
+namespace {
+const config::SchemaRegistration registration("report", [] { return seed_shape_schema().info(); });
+}  // namespace
+
+SeedShape read_seed_shape(config::Table t, const std::vector<std::string>& row_params,
+                          const std::vector<std::string>& metrics) {
+    const SeedShape s = seed_shape_schema().read(t);
+    if (s.kind == SeedShape::Kind::pivot) {
         for (const char* key : {"rows", "columns"}) {
             const std::string& name = std::string(key) == "rows" ? s.rows : s.columns;
-            if (!params.has(name)) t.fail(key, "\"" + name + "\" is not a key of [params]");
+            if (!contains(row_params, name)) {
+                t.fail(key, fmt::format("\"{}\" is not a parameter of the rows ({})", name, listed(row_params)));
+            }
         }
-        if (s.scale <= 0) t.fail("scale", "must be above zero");
-    } else if (kind == "lines") {
-        s.kind = SeedShape::Kind::lines;
-        s.line = t.get<std::string>("line");
+        if (!contains(metrics, s.value)) {
+            t.fail("value", fmt::format("\"{}\" is not a metric of the workload ({})", s.value, listed(metrics)));
+        }
     } else {
-        t.fail("kind", "must be \"pivot\" or \"lines\", got \"" + kind + "\"");
+        for (const std::string& name : placeholders(s.line)) {
+            if (!contains(row_params, name) && !contains(metrics, name)) {
+                t.fail("line", fmt::format("placeholder {{{}}} names no row parameter ({}) or metric ({})", name,
+                                           listed(row_params), listed(metrics)));
+            }
+        }
     }
-    t.finish();
     return s;
 }
 

@@ -3,8 +3,8 @@
 //   [report]                       # a pivot, like seed 000's loops/sec table
 //   kind = "pivot"
 //   title = "loops/sec"
-//   rows = "threads"               # a [params] key: one line per value
-//   columns = "flush"              # a [params] key: one column per value
+//   rows = "threads"               # a row parameter: one line per value
+//   columns = "kernel.tlb_flush"   # a row parameter: one column per value
 //   value = "loops_per_sec"        # the metric in the cells
 //   scale = 1000.0                 # optional: cells show value / scale ...
 //   suffix = "k"                   # ... followed by suffix ("175k")
@@ -13,12 +13,15 @@
 //   kind = "lines"
 //   line = "ipi_latency_init ipi from cpu{sender} to cpu0-95 delta of {rounds}times:{total_ns}"
 //
-// Placeholders name params or metrics. Where [published] has the cell, it is shown beside the
-// prediction with the relative error.
+// Row parameters are named as results rows name them: [params] keys bare, [kernel] keys as
+// "kernel.X". Placeholders name row parameters or metrics. Where [published] has the cell, it
+// is shown beside the prediction with the relative error.
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "config/schema.h"
 #include "config/table.h"
 #include "report/published.h"
 #include "report/results.h"
@@ -35,8 +38,13 @@ struct SeedShape {
     std::string line;  // lines
 };
 
-// Reads [report] strictly; `params` are the experiment's parameters (pivot keys must be there).
-SeedShape read_seed_shape(config::Table t, const config::Table& params);
+// The declaration of [report] (registered in config::schema_catalog() as "report").
+const config::Schema<SeedShape>& seed_shape_schema();
+
+// Reads [report] strictly: pivot rows and columns must be among `row_params` (the names results
+// rows give their parameters), the pivot value among `metrics`, and line placeholders either.
+SeedShape read_seed_shape(config::Table t, const std::vector<std::string>& row_params,
+                          const std::vector<std::string>& metrics);
 
 std::string render_seed_shape(const SeedShape& shape, const ExperimentResults& results, const Published& published);
 

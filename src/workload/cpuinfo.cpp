@@ -6,9 +6,9 @@
 // loop that cross-call IPIs preempt), chosen with the run's RNG stream "cpuinfo.busy"; the
 // others sit in the idle state `idle_state` (and are skipped as RCU-idle). The opener on
 // `opener_cpu`, `opens` times: sleeps `gap` (msleep, its CPU idles), opens /proc/cpuinfo
-// (cpuinfo_open -> arch_freq_prepare_all, `variant` serial_single or many) and, with `read`,
-// reads it (show_cpuinfo for every CPU: aperfmperf_get_khz, a sync IPI when the sample is
-// older than 10 ms, and the printing).
+// (cpuinfo_open -> arch_freq_prepare_all, [kernel] arch_freq_prepare_all serial_single or many)
+// and, with `read`, reads it (show_cpuinfo for every CPU: aperfmperf_get_khz, a sync IPI when
+// the sample is older than 10 ms, and the printing). msleep rounds to the kernel's HZ.
 //
 // The sample age an open sees is about `gap`: each open refreshes the samples of the busy CPUs.
 // So gap < 1 s gives the steady state of frequent readers (refresh, no msleep); gap > 1 s the
@@ -23,12 +23,13 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "kernel/aperfmperf/aperfmperf.h"
 #include "kernel/aperfmperf/msleep.h"
 #include "sim/registry.h"
 #include "sim/rng.h"
-#include "workload/system.h"
+#include "workload/workload.h"
 
 namespace ipisim::workload {
 
@@ -42,40 +43,26 @@ using namespace sim::literals;
 constexpr uint64_t show_cpuinfo_cycles = 20'000;
 
 struct Params {
-    kernel::FreqPrepareVariant variant = kernel::FreqPrepareVariant::serial_single;
     double busy_fraction = 1.0;
     std::string idle_state;
     int64_t opens = 0;
     Picos gap;
     bool read = true;
     int64_t opener_cpu = 0;
-    int64_t hz = 1000;
 };
 
-Params read_params(config::Table& t) {
-    Params p;
-    const auto variant = t.get<std::string>("variant");
-    p.busy_fraction = t.get<double>("busy_fraction");
-    p.idle_state = t.get<std::string>("idle_state");
-    p.opens = t.get<int64_t>("opens");
-    p.gap = t.duration("gap");
-    p.read = t.get_or<bool>("read", true);
-    p.opener_cpu = t.get_or<int64_t>("opener_cpu", 0);
-    p.hz = t.get_or<int64_t>("hz", 1000);
-    t.finish();
-    if (variant == "serial_single") {
-        p.variant = kernel::FreqPrepareVariant::serial_single;
-    } else if (variant == "many") {
-        p.variant = kernel::FreqPrepareVariant::many;
-    } else {
-        t.fail("variant", "must be \"serial_single\" or \"many\", got \"" + variant + "\"");
-    }
-    if (p.busy_fraction < 0 || p.busy_fraction > 1) t.fail("busy_fraction", "must be in [0, 1]");
-    if (p.opens < 1) t.fail("opens", "must be at least 1");
-    if (p.gap < 1_ms) t.fail("gap", "must be at least 1 ms");
-    if (p.hz < 100 || p.hz > 1000) t.fail("hz", "must be in [100, 1000]");
-    return p;
-}
+struct Metrics {
+    double open_latency_us_median = 0;
+    double open_latency_us_max = 0;
+    double open_loop_us_median = 0;
+    std::optional<double> read_latency_us_median;
+    std::optional<double> read_latency_us_max;
+    double open_csd_spin_us_mean = 0;
+    double ipis_per_open = 0;
+    double snapshots_per_open = 0;
+    uint64_t msleeps = 0;
+    int64_t busy_cpus = 0;
+};
 
 double median_us(std::vector<Picos> v) {
     std::sort(v.begin(), v.end());
@@ -103,34 +90,83 @@ std::vector<bool> pick_busy(uint32_t nr_cpus, hw::CpuId opener, double fraction,
     return busy;
 }
 
-class Cpuinfo : public Workload {
+class Cpuinfo : public SchemaWorkload<Cpuinfo, Params, Metrics> {
 public:
-    RunResult run(config::Table& params, const RunContext& ctx) override {
-        const Params p = read_params(params);
-        System sys(ctx, "cpuinfo");
-        if (p.opener_cpu < 0 || p.opener_cpu >= sys.nr_cpus()) {
-            params.fail("opener_cpu", fmt::format("machine {} has CPUs 0-{}", sys.spec.name, sys.nr_cpus() - 1));
-        }
-        const auto idle_it = std::find_if(sys.spec.idle.begin(), sys.spec.idle.end(),
-                                          [&](const hw::IdleState& s) { return s.name == p.idle_state; });
-        if (idle_it == sys.spec.idle.end()) {
-            params.fail("idle_state", fmt::format("machine {} has no idle state \"{}\"", sys.spec.name, p.idle_state));
-        }
-        const auto idle_index = static_cast<size_t>(idle_it - sys.spec.idle.begin());
-        const auto opener = static_cast<hw::CpuId>(p.opener_cpu);
-        const auto hz = static_cast<uint32_t>(p.hz);
+    static const config::Schema<Params>& params_schema() {
+        static const auto s =
+            config::Schema<Params>("workload.cpuinfo", "seed 004: repeated open+read of /proc/cpuinfo")
+                .param("busy_fraction", &Params::busy_fraction, "share of the other CPUs running user code")
+                .at_least(0)
+                .at_most(1)
+                .param("idle_state", &Params::idle_state, "the idle state of the other CPUs (a machine [[idle]] name)")
+                .param("opens", &Params::opens, "opens of /proc/cpuinfo")
+                .at_least(1)
+                .param("gap", &Params::gap, "msleep before each open")
+                .at_least(1e9)
+                .param("read", &Params::read, "read the file after each open (show_cpuinfo for every CPU)")
+                .def(true)
+                .param("opener_cpu", &Params::opener_cpu, "the CPU that opens and reads")
+                .def(int64_t{0})
+                .at_least(0);
+        return s;
+    }
+    static const config::Schema<Metrics>& metrics_schema() {
+        static const auto s =
+            config::Schema<Metrics>("workload.cpuinfo.metrics", "")
+                .param("open_latency_us_median", &Metrics::open_latency_us_median, "arch_freq_prepare_all, median")
+                .unit("us")
+                .param("open_latency_us_max", &Metrics::open_latency_us_max, "arch_freq_prepare_all, max")
+                .unit("us")
+                .param("open_loop_us_median", &Metrics::open_loop_us_median, "the same without msleep, median")
+                .unit("us")
+                .param("read_latency_us_median", &Metrics::read_latency_us_median, "the read after the open, median")
+                .unit("us")
+                .when("read")
+                .param("read_latency_us_max", &Metrics::read_latency_us_max, "the read after the open, max")
+                .unit("us")
+                .when("read")
+                .param("open_csd_spin_us_mean", &Metrics::open_csd_spin_us_mean,
+                       "the opener's csd_lock spin during an open, mean")
+                .unit("us")
+                .param("ipis_per_open", &Metrics::ipis_per_open, "cross-call IPIs per open (reads included)")
+                .param("snapshots_per_open", &Metrics::snapshots_per_open, "APERF/MPERF snapshots per open")
+                .param("msleeps", &Metrics::msleeps, "msleep(10) calls over the opens")
+                .param("busy_cpus", &Metrics::busy_cpus, "CPUs running user code");
+        return s;
+    }
+    static WorkloadTraits traits() { return WorkloadTraits{.x86_only = true}; }
 
-        kernel::Aperfmperf amp(*sys.platform, sys.smp());
-        amp.set_variant(p.variant);
-        amp.set_hz(hz);
+    void check(const PointSetup& s) const override {
+        if (s.kernel.parsed_version() >= kernel::Version{5, 19}) {
+            s.kernel_table.fail("version",
+                                "the cpuinfo workload models arch_freq_prepare_all of 4.13-5.18; 5.19+ "
+                                "samples APERF/MPERF in the tick without IPIs (docs/mechanisms.md §6.1)");
+        }
+        if (p().opener_cpu >= s.machine.nr_cpus()) {
+            s.params.fail("opener_cpu",
+                          fmt::format("machine {} has CPUs 0-{}", s.machine.name(), s.machine.nr_cpus() - 1));
+        }
+        if (!s.machine.idle_state(p().idle_state)) {
+            s.params.fail("idle_state", fmt::format("machine {} has no idle state \"{}\" (it has {})", s.machine.name(),
+                                                    p().idle_state, s.machine.idle_state_names()));
+        }
+    }
+
+    RunResult run(const RunContext& ctx) override {
+        kernel::Kernel& k = *ctx.kernel;
+        const Params& p = this->p();
+        const size_t idle_index = *k.machine().idle_state(p.idle_state);
+        const auto opener = static_cast<hw::CpuId>(p.opener_cpu);
+        const uint32_t hz = k.hz();
+        kernel::Aperfmperf& amp = k.aperfmperf();
 
         const std::vector<bool> busy =
-            pick_busy(sys.nr_cpus(), opener, p.busy_fraction, sim::Rng::stream(ctx.seed, "cpuinfo.busy"));
+            pick_busy(k.nr_cpus(), opener, p.busy_fraction, sim::Rng::stream(ctx.seed, "cpuinfo.busy"));
         const uint32_t user_label = hw::profile_label("user_loop");
-        for (hw::CpuId c = 0; c < sys.nr_cpus(); ++c) {
-            sys.cpu(c).set_idle_state(idle_index);
+        for (hw::CpuId c = 0; c < k.nr_cpus(); ++c) {
+            k.set_idle_state(c, idle_index);
             if (!busy[c]) continue;
-            sys.kernel->run_on(c, [user_label](hw::Cpu& cpu) -> sim::Task<> {
+            k.run_on(c, [user_label](hw::Cpu& cpu) -> sim::Task<> {
                 auto scope = cpu.function(user_label, hw::Activity::user);
                 for (;;) co_await cpu.compute(Picos(1'000'000'000'000ULL));  // 1 s slices, forever
             });
@@ -141,57 +177,57 @@ public:
         std::vector<Picos> read_lat;
         std::vector<Picos> spin;
         const uint32_t spin_label = hw::profile_label("csd_lock_wait");
-        sys.kernel->run_on(opener, [&](hw::Cpu& cpu) -> sim::Task<> {
+        k.run_on(opener, [&](hw::Cpu& cpu) -> sim::Task<> {
             const hw::CpuProfile& prof = cpu.profile();
             for (int64_t i = 0; i < p.opens; ++i) {
                 const uint64_t gap_ms = p.gap.count() / 1'000'000'000ULL;
-                co_await kernel::msleep(cpu, sys.smp(), gap_ms, hz);
+                co_await kernel::msleep(cpu, k.smp(), gap_ms, hz);
                 const Picos spin0 = prof.time(spin_label, hw::Activity::spin);
                 const Picos sleep0 = amp.stats().msleep_time;
-                const Picos t0 = sys.eng.now();
+                const Picos t0 = cpu.now();
                 co_await amp.arch_freq_prepare_all(cpu);
-                const Picos t1 = sys.eng.now();
+                const Picos t1 = cpu.now();
                 open_lat.push_back(t1 - t0);
                 loop_lat.push_back(t1 - t0 - (amp.stats().msleep_time - sleep0));
                 spin.push_back(prof.time(spin_label, hw::Activity::spin) - spin0);
                 if (p.read) {
                     // seq_read -> c_start/c_next over the online CPUs -> show_cpuinfo()
-                    for (hw::CpuId c = 0; c < sys.nr_cpus(); ++c) {
+                    for (hw::CpuId c = 0; c < k.nr_cpus(); ++c) {
                         const uint32_t khz = co_await amp.aperfmperf_get_khz(cpu, c);
                         (void)khz;  // 0: cpufreq_quick_get(), then cpu_khz
                         co_await cpu.compute_cycles(sim::Cycles(show_cpuinfo_cycles));
                     }
-                    read_lat.push_back(sys.eng.now() - t1);
+                    read_lat.push_back(cpu.now() - t1);
                 }
             }
-            sys.eng.stop();
+            k.engine().stop();
         });
-        sys.kernel->boot();
-        sys.eng.run();
+        k.boot();
+        k.engine().run();
 
-        RunResult out;
+        Metrics m;
         const auto opens = static_cast<double>(p.opens);
-        const kernel::SmpStats& ss = sys.smp().stats();
+        const kernel::SmpStats& ss = k.smp().stats();
         const kernel::AperfmperfStats& as = amp.stats();
-        out.metrics["open_latency_us_median"] = median_us(open_lat);
-        out.metrics["open_latency_us_max"] = max_us(open_lat);
-        out.metrics["open_loop_us_median"] = median_us(loop_lat);
+        m.open_latency_us_median = median_us(open_lat);
+        m.open_latency_us_max = max_us(open_lat);
+        m.open_loop_us_median = median_us(loop_lat);
         if (p.read) {
-            out.metrics["read_latency_us_median"] = median_us(read_lat);
-            out.metrics["read_latency_us_max"] = max_us(read_lat);
+            m.read_latency_us_median = median_us(read_lat);
+            m.read_latency_us_max = max_us(read_lat);
         }
-        out.metrics["open_csd_spin_us_mean"] = std::accumulate(spin.begin(), spin.end(), Picos{}).us() / opens;
-        out.metrics["ipis_per_open"] = static_cast<double>(ss.ipis_single + ss.ipis_many) / opens;
-        out.metrics["snapshots_per_open"] = static_cast<double>(as.snapshots) / opens;
-        out.metrics["msleeps"] = as.msleeps;
-        out.metrics["busy_cpus"] = std::count(busy.begin(), busy.end(), true);
-        sys.record_run(out);
-        return out;
+        m.open_csd_spin_us_mean = std::accumulate(spin.begin(), spin.end(), Picos{}).us() / opens;
+        m.ipis_per_open = static_cast<double>(ss.ipis_single + ss.ipis_many) / opens;
+        m.snapshots_per_open = static_cast<double>(as.snapshots) / opens;
+        m.msleeps = as.msleeps;
+        m.busy_cpus = std::count(busy.begin(), busy.end(), true);
+        return result(m);
     }
 };
 
 const sim::Registration<Workload, Cpuinfo> reg(
     "workload", "cpuinfo", "seed 004: repeated open+read of /proc/cpuinfo, pre-5.19 aperfmperf, serial_single vs many");
+const config::SchemaRegistration schema_reg("workload.cpuinfo", [] { return Cpuinfo::params_schema().info(); });
 
 }  // namespace
 

@@ -84,27 +84,53 @@ IpiPingResult run_ipi_ping(const IpiPingParams& params, uint64_t seed) {
 
 namespace {
 
-class IpiPingWorkload : public Workload {
-public:
-    RunResult run(config::Table& params, const RunContext& ctx) override {
-        IpiPingParams p;
-        const auto cpus = params.get<int64_t>("cpus");
-        if (cpus < 2 || cpus > 65536) params.fail("cpus", "must be between 2 and 65536");
-        p.cpus = static_cast<uint32_t>(cpus);
-        p.duration = params.duration("duration");
-        p.delay_min = params.duration("delay_min");
-        p.delay_max = params.duration("delay_max");
-        p.wake_latency = params.duration("wake_latency");
-        params.finish();
-        if (p.delay_max < p.delay_min) params.fail("delay_max", "must not be below delay_min");
-        if (p.delay_min == sim::Picos::zero()) params.fail("delay_min", "must be above zero");
+struct Metrics {
+    uint64_t sends = 0;
+    uint64_t handler_wakeups = 0;
+    double sends_per_cpu_per_us = 0;
+    uint64_t events = 0;
+};
 
-        IpiPingResult r = run_ipi_ping(p, ctx.seed);
-        RunResult out;
-        out.metrics["sends"] = r.sends;
-        out.metrics["handler_wakeups"] = r.wakeups;
-        out.metrics["sends_per_cpu_per_us"] = static_cast<double>(r.sends) / p.cpus / r.simulated.us();
-        out.metrics["events"] = r.events;
+class IpiPingWorkload : public SchemaWorkload<IpiPingWorkload, IpiPingParams, Metrics> {
+public:
+    static const config::Schema<IpiPingParams>& params_schema() {
+        static const auto s =
+            config::Schema<IpiPingParams>("workload.ipi_ping", "engine demo: random IPI ping between N CPUs")
+                .param("cpus", &IpiPingParams::cpus, "simulated CPUs")
+                .at_least(2)
+                .at_most(65536)
+                .param("duration", &IpiPingParams::duration, "simulated time to run")
+                .at_least(1)
+                .param("delay_min", &IpiPingParams::delay_min, "compute between sends, uniform in [min, max]")
+                .at_least(1)
+                .param("delay_max", &IpiPingParams::delay_max, "compute between sends, uniform in [min, max]")
+                .check([](const IpiPingParams& p) {
+                    return p.delay_max < p.delay_min ? "must not be below delay_min" : "";
+                })
+                .param("wake_latency", &IpiPingParams::wake_latency, "send -> handler wake-up");
+        return s;
+    }
+    static const config::Schema<Metrics>& metrics_schema() {
+        static const auto s = config::Schema<Metrics>("workload.ipi_ping.metrics", "")
+                                  .param("sends", &Metrics::sends, "pings sent")
+                                  .param("handler_wakeups", &Metrics::handler_wakeups,
+                                         "handler wake-ups (sends to a waiting handler "
+                                         "coalesce)")
+                                  .param("sends_per_cpu_per_us", &Metrics::sends_per_cpu_per_us, "send rate per CPU")
+                                  .unit("1/us")
+                                  .param("events", &Metrics::events, "engine events dispatched");
+        return s;
+    }
+    static WorkloadTraits traits() { return WorkloadTraits{.needs_machine = false}; }
+
+    RunResult run(const RunContext& ctx) override {
+        const IpiPingResult r = run_ipi_ping(p(), ctx.seed);
+        Metrics m;
+        m.sends = r.sends;
+        m.handler_wakeups = r.wakeups;
+        m.sends_per_cpu_per_us = static_cast<double>(r.sends) / p().cpus / r.simulated.us();
+        m.events = r.events;
+        RunResult out = result(m);
         out.fingerprint = r.fingerprint;
         out.events = r.events;
         out.simulated_seconds = r.simulated.seconds();
@@ -114,6 +140,8 @@ public:
 
 const sim::Registration<Workload, IpiPingWorkload> reg(
     "workload", "ipi_ping", "engine demo: N CPUs compute a random time, then wake a random other CPU's handler");
+const config::SchemaRegistration schema_reg("workload.ipi_ping",
+                                            [] { return IpiPingWorkload::params_schema().info(); });
 
 }  // namespace
 

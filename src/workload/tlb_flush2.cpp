@@ -11,6 +11,8 @@
 // for the wake-up from the start pipe), never sleep, and run as each CPU's kernel work; IRQs
 // preempt them. loops_per_sec = iterations summed over tasks in the measurement window after
 // the warm-up, divided by its length (main.c prints that sum averaged over 1 s samples).
+// The flush protocol and the madvise drain are the kernel's ([kernel] tlb_flush,
+// madvise_lru_add_drain).
 #include <fmt/format.h>
 
 #include <vector>
@@ -19,7 +21,7 @@
 #include "kernel/mm/mm_costs.h"
 #include "sim/registry.h"
 #include "sim/rng.h"
-#include "workload/system.h"
+#include "workload/workload.h"
 
 namespace ipisim::workload {
 
@@ -30,116 +32,145 @@ using kernel::mm::PAGE_SIZE;
 
 constexpr uint64_t kRegion = 1ULL << 20;  // MEMSIZE: 1 MiB
 
+enum class Mode : uint8_t { threads, processes };
+
+struct Params {
+    int64_t threads = 0;
+    Mode mode = Mode::threads;
+    sim::Picos warmup;
+    sim::Picos measure;
+};
+
+struct Metrics {
+    double loops_per_sec = 0;
+    uint64_t loops = 0;
+    double tlb_invalidation_share = 0;
+    double lru_lock_share = 0;
+    double ipis_per_loop = 0;
+    double rar_ipis_per_loop = 0;
+    double coalesced_share = 0;
+    double lru_lock_rounds_per_loop = 0;
+    uint64_t stale_tlb_hits = 0;
+};
+
+// TLB invalidation time: labels the flush protocols tag as such, and those of the cross-call
+// layer and IPI send loops they use (here every cross call and IPI is a flush).
 bool is_flush_label(const std::string& n) {
-    static const char* const names[] = {
-        "flush_tlb_mm_range", "native_flush_tlb_multi", "smp_call_function_many_cond", "csd_lock_wait",
-        "flush_tlb_func", "__flush_smp_call_function_queue", "sysvec_call_function", "sysvec_call_function_single",
-        "default_send_IPI_mask_sequence_phys", "default_send_IPI_single_phys", "apic_mem_wait_icr_idle",
-        "__x2apic_send_IPI_mask", "x2apic_send_IPI", "gic_ipi_send_mask",
-        // broadcast protocols (RAR, INVLPGB)
-        "rar_tlb_flush", "smp_call_rar_many", "wait_for_action_done", "rar_microcode", "broadcast_tlb_flush",
-        "finish_asid_transition", "invlpgb", "tlbsync"};
-    for (const char* s : names) {
-        if (n == s) return true;
-    }
-    return false;
+    const hw::LabelCategory c = hw::profile_label_category(hw::profile_label(n));
+    return c == hw::LabelCategory::tlb_invalidation || c == hw::LabelCategory::cross_call ||
+           c == hw::LabelCategory::ipi_send;
 }
 
-class TlbFlush2 : public Workload {
-public:
-    RunResult run(config::Table& params, const RunContext& ctx) override {
-        const auto threads = params.get<int64_t>("threads");
-        const auto mode = params.get_or<std::string>("mode", "threads");
-        const auto flush = params.get<std::string>("flush");
-        const auto drain = params.get<bool>("lru_add_drain");
-        const sim::Picos warmup = params.duration("warmup");
-        const sim::Picos measure = params.duration("measure");
-        params.finish();
-        if (mode != "threads" && mode != "processes") {
-            params.fail("mode", "must be \"threads\" or \"processes\", got \"" + mode + "\"");
-        }
-        if (!sim::Registry<kernel::TlbFlushProtocol>::instance().contains(flush)) {
-            params.fail("flush", "unknown TLB flush protocol \"" + flush +
-                                     "\"; registered: " + kernel::tlb_flush_protocol_names());
-        }
-        if (measure == sim::Picos::zero()) params.fail("measure", "must be positive");
+bool is_lru_label(const std::string& n) {
+    return n.find("lru_lock") != std::string::npos;
+}
 
-        System sys(ctx, "tlb_flush2");
-        if (threads < 1 || threads > sys.nr_cpus()) {
-            params.fail("threads", fmt::format("machine {} has {} CPUs", sys.spec.name, sys.nr_cpus()));
+// CPU-time shares over the task CPUs 0..n-1 (always busy) in the measurement window: the TLB
+// invalidation paths on both sides (flush functions, and interrupt time) and the LRU lock
+// (spinning for it or holding it).
+void time_shares(kernel::Kernel& k, uint32_t n, sim::Picos window, Metrics& m) {
+    double flush_t = 0;
+    double lru_t = 0;
+    for (hw::CpuId c = 0; c < n; ++c) {
+        flush_t +=
+            static_cast<double>(k.cpu_time(c, [](const std::string& label, hw::Activity act) {
+                                     return !is_lru_label(label) && (is_flush_label(label) || act == hw::Activity::irq);
+                                 }).count());
+        lru_t += static_cast<double>(
+            k.cpu_time(c, [](const std::string& label, hw::Activity) { return is_lru_label(label); }).count());
+    }
+    const double cpu_time = static_cast<double>(window.count()) * n;
+    m.tlb_invalidation_share = flush_t / cpu_time;
+    m.lru_lock_share = lru_t / cpu_time;
+}
+
+double per(uint64_t x, uint64_t total) {
+    return total ? static_cast<double>(x) / static_cast<double>(total) : 0.0;
+}
+
+class TlbFlush2 : public SchemaWorkload<TlbFlush2, Params, Metrics> {
+public:
+    static const config::Schema<Params>& params_schema() {
+        static const auto s =
+            config::Schema<Params>("workload.tlb_flush2", "will-it-scale tlb_flush2 (docs/mechanisms.md §5)")
+                .param("threads", &Params::threads, "tasks, task i bound to CPU i")
+                .at_least(1)
+                .choice("mode", &Params::mode, {{"threads", Mode::threads}, {"processes", Mode::processes}},
+                        "the tasks share one mm (tlb_flush2_threads) or have one each (tlb_flush2_processes)")
+                .def(Mode::threads)
+                .param("warmup", &Params::warmup, "simulated time before the measurement window")
+                .param("measure", &Params::measure, "length of the measurement window")
+                .check([](const Params& p) { return p.measure == sim::Picos::zero() ? "must be positive" : ""; });
+        return s;
+    }
+    static const config::Schema<Metrics>& metrics_schema() {
+        static const auto s =
+            config::Schema<Metrics>("workload.tlb_flush2.metrics", "")
+                .param("loops_per_sec", &Metrics::loops_per_sec, "iterations of all tasks per second of the window")
+                .unit("1/s")
+                .param("loops", &Metrics::loops, "iterations of all tasks in the window")
+                .param("tlb_invalidation_share", &Metrics::tlb_invalidation_share,
+                       "share of the task CPUs' time in TLB invalidation (flush paths, IPI handling)")
+                .param("lru_lock_share", &Metrics::lru_lock_share,
+                       "share of their time spinning for or holding "
+                       "the LRU lock")
+                .param("ipis_per_loop", &Metrics::ipis_per_loop, "cross-call IPIs sent per iteration")
+                .param("rar_ipis_per_loop", &Metrics::rar_ipis_per_loop, "RAR messages delivered per iteration")
+                .param("coalesced_share", &Metrics::coalesced_share,
+                       "flush_tlb_func runs that returned at the generation checks")
+                .param("lru_lock_rounds_per_loop", &Metrics::lru_lock_rounds_per_loop,
+                       "LRU lock acquisitions per iteration")
+                .param("stale_tlb_hits", &Metrics::stale_tlb_hits,
+                       "user accesses that hit a TLB entry with no PTE behind it (must be 0)");
+        return s;
+    }
+    static WorkloadTraits traits() { return WorkloadTraits{.x86_only = true, .reports_profile = true}; }
+
+    void check(const PointSetup& s) const override {
+        if (p().threads > s.machine.nr_cpus()) {
+            s.params.fail("threads", fmt::format("machine {} has {} CPUs", s.machine.name(), s.machine.nr_cpus()));
         }
-        const auto n = static_cast<uint32_t>(threads);
-        kernel::mm::Mm mm(*sys.kernel, flush);
-        mm.set_madvise_lru_add_drain(drain);
-        const hw::Topology& topo = sys.spec.topology;
+    }
+
+    RunResult run(const RunContext& ctx) override {
+        kernel::Kernel& k = *ctx.kernel;
+        const auto n = static_cast<uint32_t>(p().threads);
+        kernel::mm::Mm& mm = k.mm();
         std::vector<MmStruct*> task_mm(n);
         for (uint32_t i = 0; i < n; ++i) {
-            task_mm[i] = (mode == "threads" && i > 0) ? task_mm[0] : &mm.mm_alloc(topo.node_of(i));
+            task_mm[i] = (p().mode == Mode::threads && i > 0) ? task_mm[0] : &mm.mm_alloc(k.machine().cpu_to_node(i));
         }
         std::vector<uint64_t> loops(n, 0);
         sim::Rng rng = sim::Rng::stream(ctx.seed, "tlb_flush2.start");
         for (uint32_t i = 0; i < n; ++i) {
             const sim::Picos jitter(rng.uniform(0, 1'000'000));
-            sys.kernel->run_on(i, [&mm, &loops, &task_mm, i, jitter](hw::Cpu& cpu) {
+            k.run_on(i, [&mm, &loops, &task_mm, i, jitter](hw::Cpu& cpu) {
                 return testcase(cpu, mm, *task_mm[i], loops[i], jitter);
             });
         }
-        sys.kernel->boot();
-        sys.eng.run_until(warmup);
+        k.boot();
+        k.engine().run_until(p().warmup);
         const std::vector<uint64_t> start = loops;
-        const kernel::SmpStats smp0 = sys.smp().stats();
-        const uint64_t rar0 = sys.platform->intc().fabric().stats().rar_messages;
+        const kernel::SmpStats smp0 = k.smp().stats();
+        const uint64_t rar0 = k.rar_messages();
         const kernel::mm::TlbFlushStats fl0 = mm.flush_stats();
         const uint64_t lock0 = mm.lru().stats().lock_rounds;
-        sys.reset_profiles();
-        sys.eng.run_until(warmup + measure);
+        k.reset_profiles();
+        k.engine().run_until(p().warmup + p().measure);
 
-        RunResult out;
-        uint64_t total = 0;
-        for (uint32_t i = 0; i < n; ++i) total += loops[i] - start[i];
-        const double secs = measure.seconds();
-        out.metrics["loops_per_sec"] = static_cast<double>(total) / secs;
-        out.metrics["loops"] = total;
-        // CPU-time shares over the task CPUs (always busy): flush paths on both sides, and the
-        // LRU lock (spinning for it or holding it).
-        double flush_t = 0;
-        double lru_t = 0;
-        for (uint32_t c = 0; c < n; ++c) {
-            hw::CpuProfile& prof = sys.cpu(c).profile();
-            prof.settle(sys.eng.now());
-            for (uint32_t l = 0; l < prof.nr_labels(); ++l) {
-                if (prof.time_in_label(l) == sim::Picos::zero()) continue;
-                const std::string& name = hw::profile_label_name(l);
-                const bool lru = name.find("lru_lock") != std::string::npos;
-                for (size_t a = 0; a < hw::kActivities; ++a) {
-                    const auto act = static_cast<hw::Activity>(a);
-                    const double t = static_cast<double>(prof.time(l, act).count());
-                    if (lru) lru_t += t;
-                    if (!lru && (is_flush_label(name) || act == hw::Activity::irq)) flush_t += t;
-                }
-            }
-        }
-        const double cpu_time = static_cast<double>(measure.count()) * n;
-        out.metrics["tlb_invalidation_share"] = flush_t / cpu_time;
-        out.metrics["lru_lock_share"] = lru_t / cpu_time;
-        const kernel::SmpStats& smp1 = sys.smp().stats();
-        const uint64_t ipis = (smp1.ipis_single - smp0.ipis_single) + (smp1.ipis_many - smp0.ipis_many);
-        out.metrics["ipis_per_loop"] = total ? static_cast<double>(ipis) / static_cast<double>(total) : 0.0;
+        Metrics m;
+        for (uint32_t i = 0; i < n; ++i) m.loops += loops[i] - start[i];
+        m.loops_per_sec = static_cast<double>(m.loops) / p().measure.seconds();
+        time_shares(k, n, p().measure, m);
+        const kernel::SmpStats& smp1 = k.smp().stats();
+        m.ipis_per_loop = per((smp1.ipis_single - smp0.ipis_single) + (smp1.ipis_many - smp0.ipis_many), m.loops);
         // RAR messages delivered (to targets' microcode): the RAR protocols' "IPIs".
-        const uint64_t rars = sys.platform->intc().fabric().stats().rar_messages - rar0;
-        out.metrics["rar_ipis_per_loop"] = total ? static_cast<double>(rars) / static_cast<double>(total) : 0.0;
+        m.rar_ipis_per_loop = per(k.rar_messages() - rar0, m.loops);
         const kernel::mm::TlbFlushStats& fl1 = mm.flush_stats();
-        const uint64_t handlers = fl1.flush_tlb_func - fl0.flush_tlb_func;
-        const uint64_t coalesced = fl1.coalesced - fl0.coalesced;
-        out.metrics["coalesced_share"] =
-            handlers ? static_cast<double>(coalesced) / static_cast<double>(handlers) : 0.0;
-        out.metrics["lru_lock_rounds_per_loop"] =
-            total ? static_cast<double>(mm.lru().stats().lock_rounds - lock0) / static_cast<double>(total) : 0.0;
-        out.metrics["stale_tlb_hits"] = mm.stats().stale_tlb_hits;
-        out.profile = sys.profile();
-        sys.record_run(out);
-        sys.eng.shutdown();  // task frames reference `mm`
-        return out;
+        m.coalesced_share = per(fl1.coalesced - fl0.coalesced, fl1.flush_tlb_func - fl0.flush_tlb_func);
+        m.lru_lock_rounds_per_loop = per(mm.lru().stats().lock_rounds - lock0, m.loops);
+        m.stale_tlb_hits = mm.stats().stale_tlb_hits;
+        return result(m);
     }
 
 private:
@@ -166,6 +197,7 @@ private:
 const sim::Registration<Workload, TlbFlush2> reg(
     "workload", "tlb_flush2",
     "will-it-scale tlb_flush2: fault, MADV_DONTNEED (1-page flush), refault per page of a 1 MiB region");
+const config::SchemaRegistration schema_reg("workload.tlb_flush2", [] { return TlbFlush2::params_schema().info(); });
 
 }  // namespace
 

@@ -20,7 +20,7 @@ set(good ${SRC}/tests/data/good_configs/ipi_ping_tiny.toml)
 # The corpus names the test-only workload test_echo, which the binary lacks: switch to ipi_ping.
 expect_rejection("${bad}/unknown_key_in_experiment.toml:4: experiment.colour: unknown key"
                  ${bad}/unknown_key_in_experiment.toml --set experiment.workload=ipi_ping)
-expect_rejection("${bad}/sweep_key_not_in_params.toml:9: sweep.cpu: \"cpu\" is not a key of [params]"
+expect_rejection("${bad}/sweep_key_not_in_params.toml:9: sweep.cpu: \"cpu\" is not a parameter of workload ipi_ping (its parameters: cpus, duration, delay_min, delay_max, wake_latency)"
                  ${bad}/sweep_key_not_in_params.toml --set experiment.workload=ipi_ping)
 expect_rejection("${bad}/toml_syntax_error.toml:6: (syntax): Error while parsing value: could not determine value type"
                  ${bad}/toml_syntax_error.toml)
@@ -33,3 +33,5 @@ expect_rejection("--set: params.duration: a duration needs a unit (ps, ns, us, m
                  ${good} --set "params.duration=\"20\"")
 expect_rejection("--set: params.cpus: expected an integer like the value it replaces, got a string"
                  ${good} --set params.cpus=four)
+# --seed beyond the int64 range the file's experiment.seed has.
+expect_rejection("--seed: experiment.seed: must be at most 9223372036854775807" ${good} --seed 9223372036854775808)

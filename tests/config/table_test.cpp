@@ -109,3 +109,31 @@ TEST(Table, a_missing_file_is_named) {
 
 }  // namespace
 }  // namespace ipisim::config
+
+namespace ipisim::config {
+namespace {
+
+TEST(Table, a_substituted_key_reads_its_value_and_names_it_at_its_own_line) {
+    Document doc = Document::parse("[params]\nthreads = 1\n[sweep]\nthreads = [2, \"x\"]\n", "s.toml");
+    const toml::array& values = *doc.tree()["sweep"]["threads"].as_array();
+    Table good(doc.tree()["params"].as_table(), "s.toml", "params",
+               {Substitute{"threads", values.get(0), "sweep.threads[0]"}});
+    EXPECT_EQ(good.get<int64_t>("threads"), 2);
+    good.finish();
+    Table bad(doc.tree()["params"].as_table(), "s.toml", "params",
+              {Substitute{"threads", values.get(1), "sweep.threads[1]"}});
+    EXPECT_EQ(error_of([&] { bad.get<int64_t>("threads"); }),
+              "s.toml:4: sweep.threads[1]: expected an integer, got a string");
+}
+
+TEST(Table, a_substituted_key_absent_from_the_table_is_listed_and_must_be_read) {
+    Document doc = Document::parse("[params]\na = 1\n[sweep]\nb = [5]\n", "s.toml");
+    Table t(doc.tree()["params"].as_table(), "s.toml", "params",
+            {Substitute{"b", doc.tree()["sweep"]["b"].as_array()->get(0), "sweep.b[0]"}});
+    EXPECT_EQ(t.keys(), (std::vector<std::string>{"a", "b"}));
+    t.get<int64_t>("a");
+    EXPECT_EQ(error_of([&] { t.finish(); }), "s.toml:4: sweep.b[0]: unknown key");
+}
+
+}  // namespace
+}  // namespace ipisim::config

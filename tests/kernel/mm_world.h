@@ -1,26 +1,31 @@
 // Test fixture for kernel/mm and kernel/tlbflush scenarios: a machine from machines/, the
-// kernel, and the mm layer with a named flush protocol; helpers to run work on CPUs.
+// kernel, and its mm layer with a named flush protocol; helpers to run work on CPUs.
 #pragma once
 
 #include <algorithm>
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "kernel/mm/mm.h"
 #include "support/kernel_world.h"
 
 namespace ipisim::mmtest {
 
+inline kernel::KernelConfig with_protocol(const std::string& protocol) {
+    kernel::KernelConfig config;
+    config.tlb_flush = protocol;
+    return config;
+}
+
+// The kernel's own mm layer, with `protocol` as [kernel] tlb_flush.
 struct MmWorld : test::KernelWorld {
-    std::unique_ptr<kernel::mm::Mm> mm;
-    explicit MmWorld(const std::string& machine, const std::string& protocol = "ipi") : KernelWorld(machine) {
-        mm = std::make_unique<kernel::mm::Mm>(*k, protocol);
-    }
-    ~MmWorld() override {
-        eng.shutdown();
-        mm.reset();
-    }
+    kernel::mm::Mm* const mm;
+    explicit MmWorld(const std::string& machine, const std::string& protocol = "ipi")
+        : KernelWorld(machine, with_protocol(protocol)), mm(&k->mm()) {}
+    MmWorld(hw::MachineSpec machine, const std::string& protocol)
+        : KernelWorld(std::move(machine), with_protocol(protocol)), mm(&k->mm()) {}
     hw::Cpu& cpu(hw::CpuId c) { return plat->cpu(c); }
 };
 

@@ -17,6 +17,7 @@
 #include "kernel/tlbflush/rar_flush.h"
 #include "mm_world.h"
 #include "sim/registry.h"
+#include "support/run_workload.h"
 #include "workload/workload.h"
 
 using namespace ipisim;
@@ -196,17 +197,9 @@ TEST(RarFlush, both_variants_complete_every_request_under_concurrent_flushes_wit
 
 TEST(RarFlush, the_tlb_flush2_workload_on_toy4_has_no_stale_tlb_hits_with_either_rar_protocol) {
     for (const char* protocol : {"rar-naive", "rar-optimized"}) {
-        config::Document doc =
-            config::Document::parse(std::string("threads = 4\nflush = \"") + protocol +
-                                        "\"\nlru_add_drain = false\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n",
-                                    "test.toml");
-        config::Table params = doc.root();
-        workload::RunContext ctx;
-        ctx.seed = 1;
-        ctx.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
-        ctx.machine = "toy4";
-        auto wl = sim::Registry<workload::Workload>::instance().create("tlb_flush2");
-        workload::RunResult r = wl->run(params, ctx);
+        const workload::RunResult r =
+            test::run_workload("tlb_flush2", "toy4", "threads = 4\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n",
+                               std::string("version = \"6.18\"\ntlb_flush = \"") + protocol + "\"\n");
         EXPECT_GT(r.metrics["loops"].get<uint64_t>(), 300u) << protocol;  // every task keeps looping
         EXPECT_EQ(r.metrics["stale_tlb_hits"].get<uint64_t>(), 0u) << protocol;
     }

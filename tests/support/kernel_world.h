@@ -1,16 +1,15 @@
-// Test support: a machine from machines/ with the simulated kernel on it — engine, profile,
-// platform and kernel — torn down in a safe order. Tests that need more subsystems derive
-// from it, add their members, and call eng.shutdown() first in their destructor (coroutine
-// frames may reference those subsystems).
+// Test support: a machine from machines/ with the simulated kernel on it: the experiment
+// layer's System, with the short names the tests use (eng, spec, plat, k). The kernel owns its
+// subsystems and tears them down safely; tests that add subsystems of their own derive from it,
+// add their members, and call eng.shutdown() first in their destructor (coroutine frames may
+// reference those subsystems).
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "experiment/system.h"
 #include "hw/machine.h"
-#include "hw/platform.h"
-#include "kernel/kernel.h"
-#include "sim/engine.h"
 
 namespace ipisim::test {
 
@@ -18,24 +17,16 @@ inline hw::MachineSpec load_test_machine(const std::string& name) {
     return hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
 }
 
-struct KernelWorld {
-    sim::Engine eng;
-    hw::MachineSpec spec;
-    std::unique_ptr<hw::Platform> plat;
-    std::unique_ptr<kernel::Kernel> k;
+struct KernelWorld : experiment::System {
+    explicit KernelWorld(const std::string& machine, kernel::KernelConfig config = {})
+        : KernelWorld(load_test_machine(machine), std::move(config)) {}
+    explicit KernelWorld(hw::MachineSpec machine, kernel::KernelConfig config = {})
+        : System(std::move(machine), std::move(config)) {}
 
-    explicit KernelWorld(const std::string& machine) : KernelWorld(load_test_machine(machine)) {}
-    explicit KernelWorld(hw::MachineSpec machine) : spec(std::move(machine)) {
-        plat = std::make_unique<hw::Platform>(eng, spec);
-        k = std::make_unique<kernel::Kernel>(*plat);
-    }
-    virtual ~KernelWorld() {
-        eng.shutdown();
-        k.reset();
-        plat.reset();
-    }
-    KernelWorld(const KernelWorld&) = delete;
-    KernelWorld& operator=(const KernelWorld&) = delete;
+    sim::Engine& eng = engine();
+    const hw::MachineSpec& spec = machine();
+    hw::Platform* const plat = &platform();
+    kernel::Kernel* const k = &kernel();
 };
 
 }  // namespace ipisim::test

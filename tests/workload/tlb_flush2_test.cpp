@@ -1,30 +1,23 @@
-// The tlb_flush2 workload: calibration point, determinism, threads vs processes, bad params.
+// The tlb_flush2 workload: calibration point, determinism, threads vs processes, the kernel's
+// flush protocol and madvise drain, bad params.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "config/table.h"
-#include "sim/registry.h"
-#include "workload/workload.h"
+#include "config/error.h"
+#include "support/run_workload.h"
 
 using namespace ipisim;
 
 namespace {
 
-workload::RunResult run(const std::string& machine, const std::string& params_toml, uint64_t seed = 1) {
-    config::Document doc = config::Document::parse(params_toml, "test.toml");
-    config::Table params = doc.root();
-    workload::RunContext ctx;
-    ctx.seed = seed;
-    ctx.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
-    ctx.machine = machine;
-    auto w = sim::Registry<workload::Workload>::instance().create("tlb_flush2");
-    return w->run(params, ctx);
+workload::RunResult run(const std::string& machine, const std::string& params_toml, uint64_t seed = 1,
+                        const std::string& kernel_toml = "version = \"6.18\"\n") {
+    return test::run_workload("tlb_flush2", machine, params_toml, kernel_toml, seed);
 }
 
 std::string params(int threads, const std::string& extra = "") {
-    return "threads = " + std::to_string(threads) +
-           "\nflush = \"ipi\"\nlru_add_drain = false\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n" + extra;
+    return "threads = " + std::to_string(threads) + "\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n" + extra;
 }
 
 }  // namespace
@@ -55,21 +48,38 @@ TEST(TlbFlush2, threads_share_one_mm_and_shoot_down_while_processes_flush_locall
 }
 
 TEST(TlbFlush2, draining_the_lru_batch_in_madvise_takes_the_lru_lock_every_iteration) {
-    const auto drain = run("toy8", params(2, ""), 1);
-    const auto with =
-        run("toy8", "threads = 2\nflush = \"ipi\"\nlru_add_drain = true\nwarmup = \"1 ms\"\nmeasure = \"4 ms\"\n");
+    const auto drain = run("toy8", params(2), 1, "version = \"6.18\"\nmadvise_lru_add_drain = false\n");
+    const auto with = run("toy8", params(2), 1, "version = \"6.18\"\nmadvise_lru_add_drain = true\n");
     // Without: 3 lock rounds per 15-folio batch; with: a drain and a release per iteration.
     EXPECT_NEAR(drain.metrics["lru_lock_rounds_per_loop"].get<double>(), 3.0 / 15, 0.02);
     EXPECT_NEAR(with.metrics["lru_lock_rounds_per_loop"].get<double>(), 2.0, 0.05);
 }
 
-TEST(TlbFlush2, an_unknown_flush_protocol_is_an_error_listing_the_registered_ones) {
+TEST(TlbFlush2, the_madvise_drain_follows_the_kernel_version_by_default) {
+    const auto old_kernel = run("toy8", params(2), 1, "version = \"6.13\"\n");
+    const auto new_kernel = run("toy8", params(2), 1, "version = \"6.14\"\n");
+    EXPECT_NEAR(old_kernel.metrics["lru_lock_rounds_per_loop"].get<double>(), 2.0, 0.05);
+    EXPECT_NEAR(new_kernel.metrics["lru_lock_rounds_per_loop"].get<double>(), 3.0 / 15, 0.02);
+}
+
+TEST(TlbFlush2, an_unknown_flush_protocol_is_an_error_at_its_kernel_key_listing_the_registered_ones) {
     try {
-        run("toy8", "threads = 2\nflush = \"nope\"\nlru_add_drain = false\nwarmup = \"1 ms\"\nmeasure = \"1 ms\"\n");
+        run("toy8", params(2), 1, "version = \"6.18\"\ntlb_flush = \"nope\"\n");
         FAIL() << "no error";
-    } catch (const std::exception& e) {
+    } catch (const config::ConfigError& e) {
         const std::string msg = e.what();
+        EXPECT_EQ(e.key(), "tlb_flush");
         EXPECT_NE(msg.find("nope"), std::string::npos) << msg;
-        EXPECT_NE(msg.find("ipi"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("\"ipi\""), std::string::npos) << msg;
+    }
+}
+
+TEST(TlbFlush2, more_threads_than_cpus_is_an_error_at_threads) {
+    try {
+        run("toy8", params(9));
+        FAIL() << "no error";
+    } catch (const config::ConfigError& e) {
+        EXPECT_EQ(e.key(), "threads");
+        EXPECT_NE(std::string(e.what()).find("machine toy8 has 8 CPUs"), std::string::npos) << e.what();
     }
 }

@@ -4,6 +4,9 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace ipisim::hw {
 
@@ -23,6 +26,20 @@ std::string_view to_string(Activity a) {
     return "?";
 }
 
+std::string_view to_string(LabelCategory c) {
+    switch (c) {
+        case LabelCategory::none:
+            return "none";
+        case LabelCategory::tlb_invalidation:
+            return "tlb_invalidation";
+        case LabelCategory::cross_call:
+            return "cross_call";
+        case LabelCategory::ipi_send:
+            return "ipi_send";
+    }
+    return "?";
+}
+
 namespace {
 // Process-wide, so ids cached in function-local statics stay valid on every thread (simulations
 // may run on several). Names live in a deque: references stay valid as it grows.
@@ -30,9 +47,21 @@ struct Labels {
     std::mutex lock;
     std::map<std::string, uint32_t, std::less<>> ids;
     std::deque<std::string> names;
+    std::deque<LabelCategory> categories;  // by id
     Labels() {
         ids.emplace("(none)", 0);
         names.emplace_back("(none)");
+        categories.push_back(LabelCategory::none);
+    }
+    // Caller holds `lock`.
+    uint32_t intern(std::string_view name) {
+        auto it = ids.find(name);
+        if (it != ids.end()) return it->second;
+        const auto id = static_cast<uint32_t>(names.size());
+        ids.emplace(std::string(name), id);
+        names.emplace_back(name);
+        categories.push_back(LabelCategory::none);
+        return id;
     }
 };
 Labels& labels() {
@@ -44,12 +73,27 @@ Labels& labels() {
 uint32_t profile_label(std::string_view name) {
     Labels& l = labels();
     std::lock_guard<std::mutex> guard(l.lock);
-    auto it = l.ids.find(name);
-    if (it != l.ids.end()) return it->second;
-    const auto id = static_cast<uint32_t>(l.names.size());
-    l.ids.emplace(std::string(name), id);
-    l.names.emplace_back(name);
+    return l.intern(name);
+}
+
+uint32_t profile_label(std::string_view name, LabelCategory category) {
+    Labels& l = labels();
+    std::lock_guard<std::mutex> guard(l.lock);
+    const uint32_t id = l.intern(name);
+    if (category == LabelCategory::none) return id;
+    LabelCategory& c = l.categories[id];
+    if (c != LabelCategory::none && c != category) {
+        throw std::logic_error(
+            fmt::format("profile label \"{}\" tagged {} and {}", name, to_string(c), to_string(category)));
+    }
+    c = category;
     return id;
+}
+
+LabelCategory profile_label_category(uint32_t id) {
+    Labels& l = labels();
+    std::lock_guard<std::mutex> guard(l.lock);
+    return l.categories.at(id);
 }
 
 const std::string& profile_label_name(uint32_t id) {

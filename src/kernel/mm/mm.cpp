@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "hw/tlb/tlb_insn.h"
 #include "kernel/mm/mm_costs.h"
 
@@ -24,6 +26,11 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
     nr_dyn_asids_ = nr_asids;
     for (hw::CpuId c = 0; c < nr_cpus_; ++c) task_pid_.push_back(FIRST_TASK_PID + c);
     protocol_ = make_tlb_flush_protocol(flush_protocol);
+    const std::string why = protocol_->machine_support(spec);
+    if (!why.empty()) {
+        throw std::invalid_argument(fmt::format("tlb_flush \"{}\" on machine {}: {}", flush_protocol, spec.name, why));
+    }
+    global_asid_flavour_ = protocol_->global_asid_flavour();
     MmStruct& init = mm_alloc(0);  // init_mm: ctx_id 1, never in a user's way
     for (hw::CpuId c = 0; c < nr_cpus_; ++c) {
         const uint32_t node = p.topology().node_of(c);
@@ -62,7 +69,7 @@ MmStruct* Mm::mm_by_id(uint64_t id) {
 }
 
 uint64_t Mm::jiffies() const {
-    return k_.platform().engine().now().count() / (1'000'000'000'000ULL / costs::HZ);
+    return k_.platform().engine().now().count() / (1'000'000'000'000ULL / hz());
 }
 
 MmStruct& Mm::mm_alloc(uint32_t home_node) {
@@ -72,7 +79,7 @@ MmStruct& Mm::mm_alloc(uint32_t home_node) {
     m->home_node = home_node;
     hw::CacheLine& ctx = mem_.new_line(fmt::format("mm[{}].context", m->id), home_node);
     m->tlb_gen = &mem_.new_var(ctx, 0);
-    m->next_trim_cpumask = &mem_.new_var(ctx, jiffies() + costs::HZ);
+    m->next_trim_cpumask = &mem_.new_var(ctx, jiffies() + hz());
     hw::CacheLine* mask_line = nullptr;
     for (uint32_t w = 0; w < (nr_cpus_ + 63) / 64; ++w) {
         if (w % 8 == 0) mask_line = &mem_.new_line(fmt::format("mm[{}].cpu_bitmap.{}", m->id, w / 8), home_node);
@@ -81,16 +88,8 @@ MmStruct& Mm::mm_alloc(uint32_t home_node) {
     m->mmap_lock = std::make_unique<RwSem>(mem_, fmt::format("mm[{}].mmap_lock", m->id), home_node);
     m->mm_lock_seq = &mem_.new_aligned_var(fmt::format("mm[{}].mm_lock_seq", m->id), home_node);
     mms_.push_back(std::move(m));
-    if (broadcast_tlb_flush_) alloc_global_asid_line(*mms_.back());
+    if (broadcast_tlb_flush()) alloc_global_asid_line(*mms_.back());
     return *mms_.back();
-}
-
-void Mm::set_broadcast_tlb_flush(bool on) {
-    broadcast_tlb_flush_ = on;
-    if (!on) return;
-    for (auto& m : mms_) {
-        if (m->global_asid == nullptr) alloc_global_asid_line(*m);
-    }
 }
 
 void Mm::alloc_global_asid_line(MmStruct& m) {
@@ -161,7 +160,7 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
     bool done = false;
     // mm_needs_global_asid(next, prev_asid): the mm is transitioning to a global ASID.
     bool to_global = false;
-    if (prev == next.id && broadcast_tlb_flush_) to_global = co_await mm_needs_global_asid(cpu, next, prev_asid);
+    if (prev == next.id && broadcast_tlb_flush()) to_global = co_await mm_needs_global_asid(cpu, next, prev_asid);
     if (to_global) {
         next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
         new_asid = co_await mem_.load(me, *next.global_asid);  // choose_new_asid: global, no flush
@@ -193,11 +192,11 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
         // choose_new_asid(next, next_tlb_gen, new_cpu): with INVLPGB a global ASID is always
         // current; with RAR only on mm_cpumask CPUs, so a CPU new to the mask flushes it.
         bool found = false;
-        if (broadcast_tlb_flush_) {
+        if (broadcast_tlb_flush()) {
             const uint64_t global_asid = co_await mem_.load(me, *next.global_asid);
             if (global_asid != 0) {
                 new_asid = global_asid;
-                need_flush = global_asid_flavour_ == GlobalAsidFlavour::rar && new_cpu;
+                need_flush = global_asid_flavour_ == GlobalAsidFlavour::mm_cpumask && new_cpu;
                 if (need_flush) ++flush_stats_.global_asid_switch_flushes;
                 found = true;
             }

@@ -39,20 +39,10 @@ struct TlbFlushStats {
     uint64_t lazy_switches = 0;        // lazy receivers switched to init_mm
     uint64_t asid_reloads = 0;         // receivers that moved to the mm's global ASID (step 3)
     uint64_t global_asid_returns = 0;  // receivers on a global ASID: nothing to do (step 4)
-    // RAR flavour of global ASIDs (GlobalAsidFlavour::rar):
+    // Global ASIDs current only on mm_cpumask (GlobalAsidFlavour::mm_cpumask, RAR):
     uint64_t global_asid_switch_flushes = 0;  // newly set in mm_cpumask at switch-in: flushed
     uint64_t global_asid_flushes = 0;         // flush_tlb_func applied to a global ASID
 };
-
-// Which CPUs a global ASID is up to date on (docs/mechanisms.md §2.8, §3.3).
-//   invlpgb: all of them (INVLPGB broadcasts reach every CPU): no flush at switch-in, and
-//            flush_tlb_func returns at once on a global ASID (step 4).
-//   rar:     only the CPUs of mm_cpumask (a RAR targets a cpumask): a CPU newly set in
-//            mm_cpumask at switch-in flushes (choose_new_asid(..., new_cpu) returns
-//            need_flush = new_cpu), and flushes that reach flush_tlb_func by IPI (trim rounds,
-//            the local call of rar_tlb_flush) are applied; lazy receivers clear themselves
-//            from mm_cpumask before switching to init_mm.
-enum class GlobalAsidFlavour : uint8_t { invlpgb, rar };
 
 // The pid of the task a workload runs on CPU c, unless set_task_pid() says otherwise: tasks
 // are numbered in CPU order from here ([A] will-it-scale's threads get consecutive TIDs).
@@ -74,6 +64,8 @@ struct MmStats {
 
 class Mm {
 public:
+    // With the registered tlb_flush protocol `flush_protocol`: std::invalid_argument when it is
+    // unknown or its machine_support() refuses the machine.
     Mm(Kernel& kernel, const std::string& flush_protocol);
     ~Mm();
     Mm(const Mm&) = delete;
@@ -95,19 +87,20 @@ public:
     [[nodiscard]] const TlbFlushStats& flush_stats() const { return flush_stats_; }
     [[nodiscard]] const MmStats& stats() const { return stats_; }
 
-    // jiffies at costs::HZ from simulated time (0 at time 0).
+    // jiffies = simulated time / (1 s / HZ), 0 at time 0, at the kernel's HZ ([kernel] hz,
+    // default 250: a jiffy is 4 ms). should_trim_cpumask runs at most once per HZ jiffies (1 s);
+    // consider_global_asid checks when (pid & 0x1f) == (jiffies & 0x1f).
     [[nodiscard]] uint64_t jiffies() const;
+    [[nodiscard]] uint64_t hz() const { return k_.hz(); }
     // current->pid of the task running on CPU c (FIRST_TASK_PID + c unless set).
     [[nodiscard]] uint32_t task_pid(hw::CpuId c) const { return task_pid_.at(c); }
     void set_task_pid(hw::CpuId c, uint32_t pid) { task_pid_.at(c) = pid; }
 
-    // cpu_feature_enabled(X86_FEATURE_INVLPGB): global ASIDs exist (set by the INVLPGB
-    // protocol when it attaches). Off, none of the global-ASID checks of switch_mm_irqs_off
-    // and flush_tlb_func run (static branches in the kernel: no memory access).
-    // Turning it on gives every mm its context.global_asid line.
-    void set_broadcast_tlb_flush(bool on);
-    [[nodiscard]] bool broadcast_tlb_flush() const { return broadcast_tlb_flush_; }
-    void set_global_asid_flavour(GlobalAsidFlavour f) { global_asid_flavour_ = f; }
+    // The protocol's global ASIDs (its global_asid_flavour()). broadcast_tlb_flush():
+    // cpu_feature_enabled(X86_FEATURE_INVLPGB) (or RAR): global ASIDs exist, and every mm has its
+    // context.global_asid line. Off, none of the global-ASID checks of switch_mm_irqs_off and
+    // flush_tlb_func run (static branches in the kernel: no memory access).
+    [[nodiscard]] bool broadcast_tlb_flush() const { return global_asid_flavour_ != GlobalAsidFlavour::none; }
     [[nodiscard]] GlobalAsidFlavour global_asid_flavour() const { return global_asid_flavour_; }
     // is_global_asid(): ASIDs [TLB_NR_DYN_ASIDS, MAX_ASID_AVAILABLE) are global.
     [[nodiscard]] bool is_global_asid(uint64_t asid) const { return asid >= nr_dyn_asids_; }
@@ -129,6 +122,10 @@ public:
     sim::Task<> flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end, unsigned stride_shift,
                                    bool freed_tables);
     sim::Task<> flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& info);
+    // The IPI flush of path (b), the protocols' default flush_tlb_multi: flush_tlb_func on
+    // every CPU of `cpumask` should_flush_tlb() selects, or on all of them when the protocol's
+    // ipi_flush_must_reach_all(info) says so, through the cross-call layer; waits for them.
+    sim::Task<> native_flush_tlb_multi(hw::Cpu& cpu, const hw::CpuMask& cpumask, const FlushTlbInfo& info);
     sim::Task<bool> should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTlbInfo& info);
     sim::Task<bool> should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm);
     // Reads mm_cpumask(mm) as CPU `cpu` (coherence loads of its words).
@@ -164,8 +161,7 @@ private:
     hw::Memory& mem_;
     uint32_t nr_cpus_;
     uint32_t nr_dyn_asids_ = 1;
-    bool broadcast_tlb_flush_ = false;
-    GlobalAsidFlavour global_asid_flavour_ = GlobalAsidFlavour::invlpgb;
+    GlobalAsidFlavour global_asid_flavour_ = GlobalAsidFlavour::none;
     std::vector<uint32_t> task_pid_;
     std::vector<hw::Tlb*> tlbs_;
     std::vector<CpuTlbState> tlbstate_;

@@ -83,10 +83,4 @@ inline constexpr uint64_t switch_mm_irqs_off = 150;
 // tlb_flush2's loop body besides the faulting accesses: the counter, the assert. [A]
 inline constexpr uint64_t user_iteration = 10;
 
-// HZ: jiffies per second; jiffies = simulated time / (1 s / HZ), 0 at time 0. should_trim_cpumask
-// runs at most once per HZ jiffies (1 s); consider_global_asid checks when (pid & 0x1f) ==
-// (jiffies & 0x1f). [A] HZ=250 (CONFIG_HZ_250, the common distribution default, as in
-// kernel/sched/cpuidle.h): a jiffy is 4 ms.
-inline constexpr uint64_t HZ = 250;
-
 }  // namespace ipisim::kernel::mm::costs

@@ -55,7 +55,7 @@ struct MmStruct {
     hw::SimVar* next_trim_cpumask = nullptr;  // context.next_trim_cpumask (jiffies), same line
     // CONFIG_BROADCAST_TLB_FLUSH: context.global_asid (0 = none) and context.asid_transition,
     // on their own read-mostly line; allocated only when the flush protocol has global ASIDs
-    // (Mm::set_broadcast_tlb_flush), written only by it (kernel/tlbflush/invlpgb.cpp).
+    // (Mm::broadcast_tlb_flush), written only by it (kernel/tlbflush/global_asid*.cpp).
     hw::SimVar* global_asid = nullptr;
     hw::SimVar* asid_transition = nullptr;
     std::vector<hw::SimVar*> cpumask;  // mm_cpumask(mm), 64 CPUs per word

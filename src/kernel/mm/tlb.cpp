@@ -1,6 +1,7 @@
 // The flushing half of arch/x86/mm/tlb.c (docs/mechanisms.md §2.4, 2.6, 2.7): flush_tlb_mm_range()
-// as initiator, should_flush_tlb() as the sender-side filter, flush_tlb_func() as the handler
-// run locally and on every target, with the generation logic that coalesces concurrent flushes.
+// as initiator, native_flush_tlb_multi() as the IPI path every protocol shares,
+// should_flush_tlb() as the sender-side filter, flush_tlb_func() as the handler run locally and
+// on every target, with the generation logic that coalesces concurrent flushes.
 #include <fmt/format.h>
 
 #include "hw/tlb/tlb_insn.h"
@@ -15,6 +16,7 @@ constexpr uint64_t tlb_single_page_flush_ceiling = 33;
 sim::Cycles cyc(uint64_t n) {
     return sim::Cycles(n);
 }
+constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
 }  // namespace
 
 sim::Task<hw::CpuMask> Mm::read_mm_cpumask(hw::Cpu& cpu, MmStruct& mm) {
@@ -32,7 +34,7 @@ sim::Task<hw::CpuMask> Mm::read_mm_cpumask(hw::Cpu& cpu, MmStruct& mm) {
 sim::Task<bool> Mm::should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm) {
     const uint64_t next = co_await mem_.load(cpu.id(), *mm.next_trim_cpumask);
     if (jiffies() > next) {  // time_after(jiffies, next_trim_cpumask)
-        co_await mem_.store(cpu.id(), *mm.next_trim_cpumask, jiffies() + costs::HZ);
+        co_await mem_.store(cpu.id(), *mm.next_trim_cpumask, jiffies() + hz());
         ++flush_stats_.trims;
         co_return true;
     }
@@ -41,7 +43,7 @@ sim::Task<bool> Mm::should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm) {
 
 sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end, unsigned stride_shift,
                                    bool freed_tables) {
-    static const uint32_t label = hw::profile_label("flush_tlb_mm_range");
+    static const uint32_t label = hw::profile_label("flush_tlb_mm_range", kFlush);
     auto scope = cpu.function(label, hw::Activity::kernel);
     const hw::CpuId me = cpu.id();
     ++flush_stats_.flush_tlb_mm_range;
@@ -68,7 +70,7 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
 
     bool broadcast = protocol_->uses_broadcast(mm);
     bool trim_checked = false;
-    if (broadcast && global_asid_flavour_ == GlobalAsidFlavour::rar) {
+    if (broadcast && global_asid_flavour_ == GlobalAsidFlavour::mm_cpumask) {
         // RAR: periodic trimming of mm_cpumask still uses IPIs (path (b)).
         info.trim_cpumask = co_await should_trim_cpumask(cpu, mm);
         trim_checked = true;
@@ -98,6 +100,20 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
     // put_flush_tlb_info(), put_cpu(); mmu_notifier_arch_invalidate_secondary_tlbs: no IOMMU.
 }
 
+sim::Task<> Mm::native_flush_tlb_multi(hw::Cpu& cpu, const hw::CpuMask& cpumask, const FlushTlbInfo& info) {
+    static const uint32_t label = hw::profile_label("native_flush_tlb_multi", kFlush);
+    auto scope = cpu.function(label, hw::Activity::kernel);
+    SmpCallFunc func = [this, &info](hw::Cpu& c) { return flush_tlb_func(c, info); };
+    const bool all = co_await protocol_->ipi_flush_must_reach_all(cpu, info);
+    if (all) {
+        // on_each_cpu_mask(cpumask, flush_tlb_func, info, true): lazy CPUs included.
+        co_await smp().on_each_cpu_cond_mask(cpu, nullptr, func, true, cpumask);
+    } else {
+        SmpCondFunc cond = [this, &info](hw::Cpu& s, hw::CpuId t) { return should_flush_tlb(s, t, info); };
+        co_await smp().on_each_cpu_cond_mask(cpu, cond, func, true, cpumask);
+    }
+}
+
 sim::Task<bool> Mm::should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTlbInfo& info) {
     const hw::CpuId me = self.id();
     CpuTlbState& st = tlbstate_[cpu];
@@ -124,7 +140,7 @@ sim::Task<> Mm::flush_pcid_range(hw::Cpu& cpu, hw::Pcid pcid, const FlushTlbInfo
 }
 
 sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
-    static const uint32_t label = hw::profile_label("flush_tlb_func");
+    static const uint32_t label = hw::profile_label("flush_tlb_func", kFlush);
     auto scope = cpu.function(label);
     const hw::CpuId me = cpu.id();
     const bool local = me == f.initiating_cpu;
@@ -141,7 +157,7 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
         co_return;
     }
     if (loaded == init_mm().id) co_return;
-    if (broadcast_tlb_flush_) {
+    if (broadcast_tlb_flush()) {
         // Reload the ASID if the mm is transitioning into a global ASID.
         const bool to_global = co_await mm_needs_global_asid(cpu, *mm_by_id(loaded), asid);
         if (to_global) {
@@ -151,7 +167,7 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
         }
         // Broadcast ASIDs are always kept up to date with INVLPGB. With RAR, IPI flushes
         // (trim rounds, rar_tlb_flush's local call) that get here are processed.
-        if (is_global_asid(asid) && global_asid_flavour_ == GlobalAsidFlavour::invlpgb) {
+        if (is_global_asid(asid) && global_asid_flavour_ == GlobalAsidFlavour::every_cpu) {
             ++flush_stats_.global_asid_returns;
             co_return;
         }
@@ -161,7 +177,7 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
         // Lazy CPUs get here only for freed page tables: leave the user mm altogether. With
         // RAR, leave its mm_cpumask first (it flushes when it comes back, as a new CPU).
         ++flush_stats_.lazy_switches;
-        if (broadcast_tlb_flush_ && global_asid_flavour_ == GlobalAsidFlavour::rar && f.mm != nullptr) {
+        if (global_asid_flavour_ == GlobalAsidFlavour::mm_cpumask && f.mm != nullptr) {
             co_await mem_.clear_bit(me, *f.mm->cpumask[me / 64], me % 64);
         }
         co_await switch_mm_irqs_off(cpu, init_mm());

@@ -1,11 +1,12 @@
 // smp_call_rar_many() with seed 000's patch ("only send RAR to CPUs not already processing
-// RARs"): a per-CPU rar_pending (-1 = nobody) names the sender that sent the RAR IPI to that
-// CPU and has not yet seen its own request done there. A sender claims each target with
-// get_rar_pending() (read, then cmpxchg -1 -> this_cpu), sends the RAR IPI only to the
-// targets it claimed, and waits on every target; wait_for_action_done() gives up on a
-// still-PENDING byte once the target's rar_pending reads -1, and the do/while loops back to
-// claim and send again. Only the claimer resets rar_pending (release_rar_pending after
-// SUCCESS).
+// RARs"), the part after PENDING was written into every target's action vector: a per-CPU
+// rar_pending (-1 = nobody) names the sender that sent the RAR IPI to that CPU and has not yet
+// seen its own request done there. A sender claims each target with get_rar_pending() (read,
+// then cmpxchg -1 -> this_cpu), sends the RAR IPI only to the targets it claimed, and waits on
+// every target; wait_for_action_done() gives up on a still-PENDING byte once the target's
+// rar_pending reads -1, and the do/while loops back to claim and send again. Only the claimer
+// resets rar_pending (release_rar_pending after SUCCESS). Targets are claimed and waited on in
+// the placement's order (the patch: CPU number, for_each_cpu).
 //
 // Placement [A]: rar_pending is a plain DEFINE_PER_CPU int, not on the (aligned, full) action
 // vector line; its neighbours in the target's per-CPU area are unknown, so it gets a line of
@@ -18,9 +19,7 @@
 // included, and releases) wakes the spinners of that target, who all poll it.
 #include <fmt/format.h>
 
-#include "kernel/costs.h"
-#include "kernel/rar/rar.h"
-#include "sim/registry.h"
+#include "kernel/rar/smp_call_rar.h"
 
 namespace ipisim::kernel {
 
@@ -32,40 +31,40 @@ using hw::CpuMask;
 
 constexpr uint64_t kNoRarPending = ~0ULL;  // -1
 
-class RarOptimized final : public Rar {
+class RarPendingSend final : public RarSendPolicy {
 public:
-    sim::Task<> smp_call_rar_many(Cpu& self, const CpuMask& mask, hw::Pcid pcid, uint64_t start,
-                                  uint64_t end) override {
-        static const uint32_t label = hw::profile_label("smp_call_rar_many");
-        auto scope = self.function(label, hw::Activity::kernel);
-        const CpuId this_cpu = self.id();
-        const uint64_t pages = rar_pages(start, end);
-        co_await self.compute_cycles(sim::Cycles(costs::smp_call_rar_many));
+    void attach(SmpCallRar& r) override {
+        RarSendPolicy::attach(r);
+        hw::Platform& p = r.platform();
+        for (CpuId c = 0; c < p.nr_cpus(); ++c) {
+            hw::SimVar& v =
+                r.mem().new_aligned_var(fmt::format("rar_pending[{}]", c), p.topology().node_of(c), kNoRarPending);
+            v.line().prime(c);
+            rar_pending_.push_back(&v);
+            apic_cpu_mask_.emplace_back(p.nr_cpus());
+        }
+    }
 
-        CpuMask& dest_mask = rar_cpu_mask(this_cpu);
-        CpuMask& apic_mask = apic_cpu_mask_[this_cpu];
-        rar_dest_mask(mask, dest_mask);
+    sim::Task<> send_and_wait(Cpu& self, uint32_t payload_nr, CpuMask& dest_mask,
+                              const std::vector<CpuId>& order) override {
+        RarCallStats& stats = rar().stats();
+        CpuMask& apic_mask = apic_cpu_mask_[self.id()];
         apic_mask.clear_all();
-        if (dest_mask.empty()) co_return;
-        ++stats_.calls;
-
-        const uint32_t payload_nr = co_await get_payload_slot(self);
-        co_await set_payload(self, payload_nr, pcid, start, pages);
-        for (const CpuId cpu : dest_mask.to_vector()) co_await set_action_entry(self, payload_nr, cpu);
-
         bool first = true;
         do {
-            if (!first) ++stats_.loop_backs;
+            if (!first) ++stats.loop_backs;
             first = false;
-            for (const CpuId cpu : dest_mask.to_vector()) {
+            for (const CpuId cpu : order) {
+                if (!dest_mask.test(cpu)) continue;
                 // Track the CPUs that have no RAR pending (yet).
                 const bool mine = co_await get_rar_pending(self, cpu);
                 if (mine) apic_mask.set(cpu);
             }
             // Send a message to the CPUs not processing RARs yet.
-            co_await native_send_rar_ipi(self, apic_mask);
+            co_await rar().native_send_rar_ipi(self, apic_mask);
 
-            for (const CpuId cpu : dest_mask.to_vector()) {
+            for (const CpuId cpu : order) {
+                if (!dest_mask.test(cpu)) continue;
                 const uint8_t status = co_await wait_for_action_done(self, payload_nr, cpu);
                 if (status == hw::kRarSuccess) {
                     co_await release_rar_pending(self, cpu);
@@ -74,47 +73,34 @@ public:
                 }
             }
         } while (!dest_mask.empty());
-
-        co_await free_payload_slot(self, payload_nr);
-    }
-
-protected:
-    void on_attach() override {
-        hw::Platform& p = platform();
-        for (CpuId c = 0; c < p.nr_cpus(); ++c) {
-            hw::SimVar& v =
-                mem().new_aligned_var(fmt::format("rar_pending[{}]", c), p.topology().node_of(c), kNoRarPending);
-            v.line().prime(c);
-            rar_pending_.push_back(&v);
-            apic_cpu_mask_.emplace_back(p.nr_cpus());
-        }
     }
 
 private:
     // Is this_cpu the one that needs to send a RAR to target_cpu?
     sim::Task<bool> get_rar_pending(Cpu& self, CpuId target_cpu) {
+        RarCallStats& stats = rar().stats();
         hw::SimVar& pending = *rar_pending_[target_cpu];
-        const uint64_t owner = co_await mem().load(self.id(), pending);
+        const uint64_t owner = co_await rar().mem().load(self.id(), pending);
         if (owner != kNoRarPending) {
-            ++stats_.claims_lost;  // another CPU is flushing this CPU already
+            ++stats.claims_lost;  // another CPU is flushing this CPU already
             co_return false;
         }
-        const uint64_t old = co_await mem().cmpxchg(self.id(), pending, kNoRarPending, self.id());
+        const uint64_t old = co_await rar().mem().cmpxchg(self.id(), pending, kNoRarPending, self.id());
         wake_action_spinners(target_cpu);
         if (old != kNoRarPending) {
-            ++stats_.claims_lost;
+            ++stats.claims_lost;
             co_return false;
         }
-        ++stats_.claims;
+        ++stats.claims;
         co_return true;
     }
 
     // If this_cpu sent the RAR to target_cpu, clear rar_pending.
     sim::Task<> release_rar_pending(Cpu& self, CpuId target_cpu) {
         hw::SimVar& pending = *rar_pending_[target_cpu];
-        const uint64_t owner = co_await mem().load(self.id(), pending);
+        const uint64_t owner = co_await rar().mem().load(self.id(), pending);
         if (owner == self.id()) {
-            co_await mem().store(self.id(), pending, kNoRarPending);
+            co_await rar().mem().store(self.id(), pending, kNoRarPending);
             wake_action_spinners(target_cpu);
         }
     }
@@ -122,41 +108,45 @@ private:
     // The patched wait_for_action_done(): returns the status, PENDING when the target's
     // rar_pending reads -1 while the request is still unprocessed.
     sim::Task<uint8_t> wait_for_action_done(Cpu& self, uint32_t payload_nr, CpuId target_cpu) {
-        static const uint32_t label = hw::profile_label("wait_for_action_done");
+        static const uint32_t label = hw::profile_label("wait_for_action_done", hw::LabelCategory::tlb_invalidation);
         auto scope = self.function(label, hw::Activity::spin);
+        RarCallStats& stats = rar().stats();
+        hw::Memory& mem = rar().mem();
         const sim::Picos start = self.now();
         const CpuId me = self.id();
-        hw::SimVar& action = hardware().action_word(target_cpu, payload_nr);
+        hw::SimVar& action = rar().hardware().action_word(target_cpu, payload_nr);
         hw::SimVar& pending = *rar_pending_[target_cpu];
-        uint8_t status = hw::Rar::action_byte(co_await mem().load(me, action), payload_nr);
+        uint8_t status = hw::Rar::action_byte(co_await mem.load(me, action), payload_nr);
         while (status == hw::kRarPending) {
             // cpu_relax(): nothing changes until one of the two lines is written.
             if (action.line().holds(me) && pending.line().holds(me)) {
-                const sim::Wake w = co_await mem().wait_for_write(action);
+                const sim::Wake w = co_await mem.wait_for_write(action);
                 if (w.interrupted()) co_await self.take_irq(w.irq);
             }
-            status = hw::Rar::action_byte(co_await mem().load(me, action), payload_nr);
-            const uint64_t owner = co_await mem().load(me, pending);
+            status = hw::Rar::action_byte(co_await mem.load(me, action), payload_nr);
+            const uint64_t owner = co_await mem.load(me, pending);
             // Target CPU is not processing RARs right now.
             if (owner == kNoRarPending) break;
         }
-        if (status == hw::kRarPending) ++stats_.unprocessed;
-        stats_.action_spin += self.now() - start;
+        if (status == hw::kRarPending) ++stats.unprocessed;
+        stats.action_spin += self.now() - start;
         co_return status;
     }
 
     // A write to rar_pending[target] invalidates the copy of every sender polling it in
     // wait_for_action_done(); they sleep on the target's action line (see the file comment).
-    void wake_action_spinners(CpuId target_cpu) { hardware().action_word(target_cpu, 0).line().written().notify_all(); }
+    void wake_action_spinners(CpuId target_cpu) {
+        rar().hardware().action_word(target_cpu, 0).line().written().notify_all();
+    }
 
     std::vector<hw::SimVar*> rar_pending_;  // DEFINE_PER_CPU(int, rar_pending) = -1
     std::vector<CpuMask> apic_cpu_mask_;    // DEFINE_PER_CPU(struct cpumask, apic_cpu_mask)
 };
 
-const sim::Registration<Rar, RarOptimized> reg(
-    "rar", "optimized",
-    "seed 000 smp_call_rar_many: RAR IPI only to targets whose rar_pending this CPU claimed; loop back");
-
 }  // namespace
+
+std::unique_ptr<RarSendPolicy> rar_pending_send() {
+    return std::make_unique<RarPendingSend>();
+}
 
 }  // namespace ipisim::kernel

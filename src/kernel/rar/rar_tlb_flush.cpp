@@ -2,8 +2,8 @@
 
 namespace ipisim::kernel {
 
-sim::Task<> rar_tlb_flush(Rar& rar, mm::Mm& mm, hw::Cpu& self, const mm::FlushTlbInfo& info, hw::Pcid pcid) {
-    static const uint32_t label = hw::profile_label("rar_tlb_flush");
+sim::Task<> rar_tlb_flush(SmpCallRar& rar, mm::Mm& mm, hw::Cpu& self, const mm::FlushTlbInfo& info, hw::Pcid pcid) {
+    static const uint32_t label = hw::profile_label("rar_tlb_flush", hw::LabelCategory::tlb_invalidation);
     auto scope = self.function(label, hw::Activity::kernel);
     const hw::CpuMask cpumask = co_await mm.read_mm_cpumask(self, *info.mm);
     // Flush the remote CPUs (and, as v4 does, this one through its own microcode).

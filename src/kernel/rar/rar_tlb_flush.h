@@ -5,8 +5,8 @@
 //   (a second call for the user PCID under PTI: no PTI on the modeled machines)
 //   if this CPU is in mm_cpumask(mm): flush_tlb_func(info) with IRQs off.
 //
-// The RAR protocols ("rar-naive", "rar-optimized" in kernel/tlbflush/) call it from
-// broadcast_tlb_flush() once the mm layer has global ASIDs (mm_global_asid, use_global_asid,
+// The RAR flush protocols (kernel/tlbflush/rar_flush.h) call it from broadcast_tlb_flush()
+// once the mm layer has global ASIDs (mm_global_asid, use_global_asid,
 // and the switch-in flush of a CPU newly set in mm_cpumask): a payload carries one PCID, so
 // every target must tag the mm's translations with the same one.
 #pragma once
@@ -14,11 +14,11 @@
 #include "hw/cpu/cpu.h"
 #include "hw/tlb/tlb.h"
 #include "kernel/mm/mm.h"
-#include "kernel/rar/rar.h"
+#include "kernel/rar/smp_call_rar.h"
 #include "sim/task.h"
 
 namespace ipisim::kernel {
 
-sim::Task<> rar_tlb_flush(Rar& rar, mm::Mm& mm, hw::Cpu& self, const mm::FlushTlbInfo& info, hw::Pcid pcid);
+sim::Task<> rar_tlb_flush(SmpCallRar& rar, mm::Mm& mm, hw::Cpu& self, const mm::FlushTlbInfo& info, hw::Pcid pcid);
 
 }  // namespace ipisim::kernel

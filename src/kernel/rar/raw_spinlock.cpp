@@ -8,8 +8,8 @@ namespace {
 constexpr uint64_t kLocked = 1;  // _Q_LOCKED_VAL
 }  // namespace
 
-RawSpinLock::RawSpinLock(hw::Memory& mem, const std::string& name, uint32_t home_node)
-    : mem_(mem), val_(&mem.new_aligned_var(name, home_node)), label_(hw::profile_label(name)) {}
+RawSpinLock::RawSpinLock(hw::Memory& mem, const std::string& name, uint32_t home_node, hw::LabelCategory category)
+    : mem_(mem), val_(&mem.new_aligned_var(name, home_node)), label_(hw::profile_label(name, category)) {}
 
 sim::Task<> RawSpinLock::raw_spin_lock(hw::Cpu& cpu) {
     const hw::CpuId me = cpu.id();

@@ -6,7 +6,7 @@
 // The lock is a qspinlock word alone on its cache line (rar_locks[] is __cacheline_aligned).
 // Fast path: one cmpxchg 0 -> locked. Contended: the kernel's pending path, a
 // test-and-test-and-set — spin reading the word until the locked byte clears, then cmpxchg
-// again. With RAR's slot = cpu % rar_max_payloads, one slot lock is shared by
+// again. With RFC v4's slot = cpu % rar_max_payloads, one slot lock is shared by
 // ceil(nr_cpus / slots) CPUs (1 on a 60-CPU Sapphire Rapids, 2-4 on 128-256 CPUs), so the MCS
 // queue of qspinlock (for three or more waiters) is not modeled here [A]: with more waiters
 // every one of them re-fetches the word at each release instead of queueing.
@@ -30,8 +30,10 @@ struct RawSpinLockStats {
 
 class RawSpinLock {
 public:
-    // `name` names the lock's line and the profile label charged (as spin) while waiting.
-    RawSpinLock(hw::Memory& mem, const std::string& name, uint32_t home_node);
+    // `name` names the lock's line and the profile label charged (as spin) while waiting, in
+    // `category` (what the lock's holders do).
+    RawSpinLock(hw::Memory& mem, const std::string& name, uint32_t home_node,
+                hw::LabelCategory category = hw::LabelCategory::none);
 
     sim::Task<> raw_spin_lock(hw::Cpu& cpu);
     sim::Task<> raw_spin_unlock(hw::Cpu& cpu);

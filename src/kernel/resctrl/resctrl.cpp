@@ -81,4 +81,8 @@ sim::Task<uint64_t> Resctrl::mon_event_read(Cpu& self, uint32_t domain, uint32_t
     co_return value;
 }
 
+sim::Task<uint64_t> Resctrl::mon_event_read(Cpu& self, uint32_t domain, uint32_t rmid, QosEvent evt) {
+    return mon_event_read(self, domain, rmid, evt, sched_.kernel().config().resctrl_dispatch);
+}
+
 }  // namespace ipisim::kernel

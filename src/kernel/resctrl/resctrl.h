@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hw/cpumask.h"
+#include "kernel/resctrl/mon_dispatch.h"
 #include "kernel/sched/sched.h"
 #include "kernel/workqueue/workqueue.h"
 
@@ -26,8 +27,6 @@ enum class QosEvent : uint32_t {
     mbm_total = 0x02,  // QOS_L3_MBM_TOTAL_EVENT_ID
     mbm_local = 0x03,  // QOS_L3_MBM_LOCAL_EVENT_ID
 };
-
-enum class MonDispatch : uint8_t { call_on_cpu, call_any };
 
 struct ResctrlStats {
     uint64_t reads = 0;
@@ -47,6 +46,8 @@ public:
     // mon_event_read() for one RMID and event of `domain`, by the thread running on `self`.
     sim::Task<uint64_t> mon_event_read(hw::Cpu& self, uint32_t domain, uint32_t rmid, QosEvent evt,
                                        MonDispatch dispatch);
+    // The same with the kernel's dispatch ([kernel] resctrl_dispatch).
+    sim::Task<uint64_t> mon_event_read(hw::Cpu& self, uint32_t domain, uint32_t rmid, QosEvent evt);
     // mon_event_count() -> __rmid_read_phys(), on a CPU of the domain.
     sim::Task<uint64_t> mon_event_count(hw::Cpu& cpu, uint32_t domain, uint32_t rmid, QosEvent evt);
 

@@ -32,7 +32,7 @@ void Cpuidle::select(hw::Cpu& cpu) {
     ++entries_[idx];
     // The tick is stopped only for the deepest choice; otherwise it wakes the CPU to re-select.
     if (idx + 1 < cpu.spec().idle.size()) {
-        cpu.engine().schedule_in(kTick, &Cpuidle::on_tick, &pc, pc.generation, cpu.id());
+        cpu.engine().schedule_in(tick_, &Cpuidle::on_tick, &pc, pc.generation, cpu.id());
     }
 }
 

@@ -24,10 +24,8 @@ namespace ipisim::kernel {
 
 class Cpuidle {
 public:
-    // [A] HZ = 250 (CONFIG_HZ_250, the common distribution default): TICK_NSEC = 4 ms.
-    static constexpr sim::Picos kTick = sim::Picos(4'000'000'000ULL);
-
-    explicit Cpuidle(uint32_t nr_cpus) : cpus_(nr_cpus) {}
+    // TICK_NSEC at the kernel's HZ ([kernel] hz, default 250: 4 ms).
+    Cpuidle(uint32_t nr_cpus, sim::Picos tick) : cpus_(nr_cpus), tick_(tick) {}
 
     void set_enabled(bool on) { enabled_ = on; }
     [[nodiscard]] bool enabled() const { return enabled_; }
@@ -53,6 +51,7 @@ private:
 
     std::vector<PerCpu> cpus_;
     std::vector<uint64_t> entries_;
+    sim::Picos tick_;
     bool enabled_ = false;
 };
 

@@ -18,8 +18,9 @@ constexpr uint64_t TIF_NEED_RESCHED = 1ULL << 3;
 constexpr uint64_t TIF_POLLING_NRFLAG = 1ULL << 21;
 constexpr int kEBUSY = 16;
 
+// The cross-call layer's labels (its IRQ handlers' included) are its own category.
 uint32_t label(const char* name) {
-    return hw::profile_label(name);
+    return hw::profile_label(name, hw::LabelCategory::cross_call);
 }
 }  // namespace
 
@@ -30,6 +31,8 @@ Smp::Smp(hw::Platform& platform)
       cfd_open_line_(platform.nr_cpus(), nullptr),
       online_(CpuMask::all(platform.nr_cpus())) {
     const hw::Topology& topo = p_.topology();
+    label("sysvec_call_function_single");  // tags the handler labels set below
+    label("sysvec_call_function");
     for (CpuId c = 0; c < p_.nr_cpus(); ++c) {
         PerCpu& pc = pcpu_[c];
         const uint32_t node = topo.node_of(c);

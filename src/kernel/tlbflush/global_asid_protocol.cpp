@@ -10,6 +10,11 @@ bool GlobalAsidProtocol::uses_broadcast(const mm::MmStruct& mm) const {
     return mm.global_asid->peek() != 0;
 }
 
+sim::Task<bool> GlobalAsidProtocol::ipi_flush_must_reach_all(hw::Cpu& self, const mm::FlushTlbInfo& info) {
+    const bool transition = co_await mm_in_asid_transition(self, info.mm);
+    co_return info.freed_tables || transition;
+}
+
 sim::Task<bool> GlobalAsidProtocol::mm_in_asid_transition(hw::Cpu& self, mm::MmStruct* mm) {
     if (mm == nullptr) co_return false;
     const uint64_t t = co_await this->mm().mem().load(self.id(), *mm->asid_transition);

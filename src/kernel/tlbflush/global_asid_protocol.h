@@ -28,6 +28,9 @@ public:
     // Threshold of consider_global_asid(): more than this many CPUs actively run the mm.
     static constexpr unsigned kActiveCpusThreshold = 3;
 
+    // native_flush_tlb_multi() reaches every CPU of the mask while the mm is in transition to
+    // its global ASID (mm_in_asid_transition(info->mm)), and for freed page tables.
+    sim::Task<bool> ipi_flush_must_reach_all(hw::Cpu& self, const mm::FlushTlbInfo& info) override;
     [[nodiscard]] bool uses_broadcast(const mm::MmStruct& mm) const override;
     sim::Task<> consider_global_asid(hw::Cpu& self, mm::MmStruct& mm) override;
     // mm_active_cpus_exceeds(mm, threshold): remote loaded_mm / is_lazy reads.

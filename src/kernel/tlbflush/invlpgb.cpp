@@ -2,39 +2,23 @@
 #include "kernel/tlbflush/invlpgb.h"
 
 #include <algorithm>
-#include <stdexcept>
 
-#include "hw/cpu/spin.h"
 #include "kernel/mm/mm.h"
 #include "sim/registry.h"
 
 namespace ipisim::kernel {
 
+std::string InvlpgbFlush::machine_support(const hw::MachineSpec& machine) const {
+    std::string why = GlobalAsidProtocol::machine_support(machine);
+    if (why.empty() && machine.tlb.invlpgb_count_max == 0)
+        why = "needs a machine with INVLPGB (tlb.invlpgb_count_max > 0)";
+    return why;
+}
+
 void InvlpgbFlush::attach(mm::Mm& m) {
     TlbFlushProtocol::attach(m);
     invlpgb_ = m.platform().invlpgb();
-    if (invlpgb_ == nullptr) {
-        throw std::invalid_argument("tlb_flush \"invlpgb\" needs a machine with INVLPGB (tlb.invlpgb_count_max > 0); " +
-                                    m.platform().spec().name + " has none");
-    }
-    m.set_broadcast_tlb_flush(true);  // X86_FEATURE_INVLPGB
     asids_ = std::make_unique<GlobalAsids>(m.mem(), *invlpgb_, m.nr_dyn_asids());
-}
-
-sim::Task<> InvlpgbFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) {
-    // native_flush_tlb_multi(), as the ipi protocol, plus the ASID-transition case.
-    static const uint32_t label = hw::profile_label("native_flush_tlb_multi");
-    auto scope = self.function(label, hw::Activity::kernel);
-    mm::Mm& m = mm();
-    SmpCallFunc func = [&m, &info](hw::Cpu& c) { return m.flush_tlb_func(c, info); };
-    const bool transition = co_await mm_in_asid_transition(self, info.mm);
-    if (info.freed_tables || transition) {
-        // on_each_cpu_mask(): every CPU of the mask, lazy ones and stragglers included.
-        co_await m.smp().on_each_cpu_cond_mask(self, nullptr, func, true, cpumask);
-    } else {
-        SmpCondFunc cond = [&m, &info](hw::Cpu& s, hw::CpuId t) { return m.should_flush_tlb(s, t, info); };
-        co_await m.smp().on_each_cpu_cond_mask(self, cond, func, true, cpumask);
-    }
 }
 
 sim::Task<> InvlpgbFlush::broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) {

@@ -1,9 +1,10 @@
 // AMD INVLPGB broadcast TLB invalidation with global ASIDs (Rik van Riel, merged for 6.15;
 // docs/mechanisms.md §2.4 path (a), §2.5, §2.8). Registered as tlb_flush "invlpgb".
 //
-// Until an mm has a global ASID it is flushed exactly like `ipi` (native_flush_tlb_multi), and
-// after each such multi-CPU flush consider_global_asid() may give it one: in 1 of 32 jiffies
-// per task ((pid & 0x1f) == (jiffies & 0x1f)) and only when more than 3 CPUs actively run it.
+// Until an mm has a global ASID it is flushed exactly like `ipi` (native_flush_tlb_multi, to
+// every CPU of the mask while the mm is in ASID transition), and after each such multi-CPU
+// flush consider_global_asid() may give it one: in 1 of 32 jiffies per task
+// ((pid & 0x1f) == (jiffies & 0x1f)) and only when more than 3 CPUs actively run it.
 // From then on flush_tlb_mm_range() takes path (a), broadcast_tlb_flush():
 //   INVLPGB of the kernel PCID in invlpgb_count_max-page chunks (a whole-PCID INVLPGB for a
 //   full flush); no user-PCID INVLPGB: no machine here runs PTI (flush_tlb_func models none
@@ -15,7 +16,8 @@
 //   __tlbsync(): the initiator stalls until its INVLPGBs completed system-wide.
 // No remote CPU runs software for a broadcast flush.
 //
-// The machine must have INVLPGB (tlb.invlpgb_count_max > 0): attaching elsewhere throws.
+// Global ASIDs are current on every CPU (GlobalAsidFlavour::every_cpu). The machine must have
+// INVLPGB (tlb.invlpgb_count_max > 0).
 // Global ASIDs are never freed by the workloads here (no mm teardown is modeled);
 // global_asids().mm_free_global_asid() is the destroy_context() hook for those that will.
 #pragma once
@@ -30,8 +32,9 @@ using InvlpgbFlushStats = GlobalAsidFlushStats;
 
 class InvlpgbFlush : public GlobalAsidProtocol {
 public:
+    [[nodiscard]] std::string machine_support(const hw::MachineSpec& machine) const override;
+    [[nodiscard]] GlobalAsidFlavour global_asid_flavour() const override { return GlobalAsidFlavour::every_cpu; }
     void attach(mm::Mm& mm) override;
-    sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) override;
     sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) override;
 
 private:

@@ -1,45 +1,33 @@
 // The RAR flush protocols (arch/x86/mm/tlb.c with the RAR RFC): see rar_flush.h.
 #include "kernel/tlbflush/rar_flush.h"
 
-#include <fmt/format.h>
-
-#include <stdexcept>
-
-#include "hw/cpu/spin.h"
 #include "kernel/mm/mm.h"
 #include "kernel/rar/rar_tlb_flush.h"
+#include "sim/registry.h"
 
 namespace ipisim::kernel {
 
+std::string RarFlush::machine_support(const hw::MachineSpec& machine) const {
+    std::string why = GlobalAsidProtocol::machine_support(machine);
+    if (why.empty() && machine.tlb.rar_payloads == 0) why = "needs a machine with RAR (tlb.rar_payloads > 0)";
+    return why;
+}
+
 void RarFlush::attach(mm::Mm& m) {
     TlbFlushProtocol::attach(m);
-    if (m.platform().rar() == nullptr) {
-        throw std::invalid_argument(
-            fmt::format("tlb_flush \"rar-{}\" needs a machine with RAR (tlb.rar_payloads > 0); {} has none", variant_,
-                        m.platform().spec().name));
-    }
-    rar_ = make_rar(variant_, m.platform(), m.smp().cpu_online_mask());
-    m.set_broadcast_tlb_flush(true);  // global ASIDs with X86_FEATURE_INVLPGB || X86_FEATURE_RAR
-    m.set_global_asid_flavour(mm::GlobalAsidFlavour::rar);
+    rar_ = std::make_unique<SmpCallRar>(m.platform(), m.smp().cpu_online_mask(), variant_);
     asids_ = std::make_unique<GlobalAsids>(
         m.mem(), [this](hw::Cpu& cpu) { return flush_tlb_all(cpu); }, m.nr_dyn_asids());
 }
 
-sim::Task<> RarFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) {
-    static const uint32_t label = hw::profile_label("native_flush_tlb_multi");
-    auto scope = self.function(label, hw::Activity::kernel);
-    mm::Mm& m = mm();
-    SmpCallFunc func = [&m, &info](hw::Cpu& c) { return m.flush_tlb_func(c, info); };
-    const bool transition = co_await mm_in_asid_transition(self, info.mm);
+sim::Task<bool> RarFlush::ipi_flush_must_reach_all(hw::Cpu& self, const mm::FlushTlbInfo& info) {
+    const bool all = co_await GlobalAsidProtocol::ipi_flush_must_reach_all(self, info);
     bool global = false;
-    if (info.mm != nullptr) global = co_await m.mem().load(self.id(), *info.mm->global_asid) != 0;
-    if (info.freed_tables || transition || global) {
-        // on_each_cpu_mask(): every CPU of the mask, lazy ones included (rar_flush.h [A]).
-        co_await m.smp().on_each_cpu_cond_mask(self, nullptr, func, true, cpumask);
-    } else {
-        SmpCondFunc cond = [&m, &info](hw::Cpu& s, hw::CpuId t) { return m.should_flush_tlb(s, t, info); };
-        co_await m.smp().on_each_cpu_cond_mask(self, cond, func, true, cpumask);
+    if (info.mm != nullptr) {
+        const uint64_t asid = co_await mm().mem().load(self.id(), *info.mm->global_asid);
+        global = asid != 0;
     }
+    co_return all || global;
 }
 
 sim::Task<> RarFlush::flush_tlb_all(hw::Cpu& self) {
@@ -57,5 +45,22 @@ sim::Task<> RarFlush::broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo&
     co_await rar_tlb_flush(*rar_, mm(), self, info, kern_pcid);
     co_await finish_asid_transition(self, info);
 }
+
+RarFlushRegistration::RarFlushRegistration(const char* name, const char* description, RarVariant variant) {
+    sim::Registry<TlbFlushProtocol>::instance().add(name, description,
+                                                    [variant] { return std::make_unique<RarFlush>(variant); });
+    sim::catalog().push_back(sim::CatalogEntry{"tlb_flush", name, description});
+}
+
+namespace {
+
+const RarFlushRegistration naive("rar-naive",
+                                 "Intel RAR (RFC v4 smp_call_rar_many) with global ASIDs; IPIs until > 3 active CPUs",
+                                 {rar_naive_send, cpu_number_placement});
+const RarFlushRegistration optimized(
+    "rar-optimized", "Intel RAR (seed 000 rar_pending smp_call_rar_many) with global ASIDs; IPIs until > 3 active CPUs",
+    {rar_pending_send, cpu_number_placement});
+
+}  // namespace
 
 }  // namespace ipisim::kernel

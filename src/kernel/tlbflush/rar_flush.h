@@ -1,7 +1,7 @@
 // Intel RAR TLB flushing with global ASIDs (RAR RFC v3 7/7 and v4 on top of the INVLPGB global
-// ASID code; docs/mechanisms.md §3.3). Registered as tlb_flush "rar-naive" and "rar-optimized"
-// (rar_naive.cpp, rar_optimized.cpp), which differ only in the smp_call_rar_many() variant
-// (kernel/rar/: "naive" = RFC v4, "optimized" = seed 000's rar_pending patch).
+// ASID code; docs/mechanisms.md §3.3). One class, registered once per smp_call_rar_many()
+// variant (kernel/rar/smp_call_rar.h: a send policy and a slot/order placement) with one
+// RarFlushRegistration line each; `ipisim list` shows the registered ones (kind tlb_flush).
 //
 // Until an mm has a global ASID it is flushed exactly like `ipi`, and after each such
 // multi-CPU flush consider_global_asid() may give it one (the INVLPGB rule: in 1 of 32 jiffies
@@ -11,8 +11,8 @@
 //   flush_tlb_func() if this CPU is in mm_cpumask; then finish_asid_transition() as with
 //   INVLPGB (a RAR payload carries the global PCID only: stragglers still on a dynamic ASID
 //   are moved over by IPI).
-// A global ASID is current only on the CPUs of mm_cpumask (Mm GlobalAsidFlavour::rar): a CPU
-// newly set in the mask flushes at switch-in, trim rounds still use IPIs, and at ASID
+// A global ASID is current only on the CPUs of mm_cpumask (GlobalAsidFlavour::mm_cpumask): a
+// CPU newly set in the mask flushes at switch-in, trim rounds still use IPIs, and at ASID
 // wrap-around reset_global_asid_space() runs flush_tlb_all() instead of
 // invlpgb_flush_all_nonglobals().
 //
@@ -28,14 +28,14 @@
 // should_flush_tlb() would come back to its global ASID without a flush; lazy receivers leave
 // the mask instead.
 //
-// One kernel::Rar per machine (per Mm: one protocol instance each), made in attach(); the
+// One SmpCallRar per machine (per Mm: one protocol instance each), made in attach(); the
 // machine must have RAR (tlb.rar_payloads > 0).
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "kernel/rar/rar.h"
+#include "kernel/rar/smp_call_rar.h"
 #include "kernel/tlbflush/global_asid.h"
 #include "kernel/tlbflush/global_asid_protocol.h"
 
@@ -43,23 +43,31 @@ namespace ipisim::kernel {
 
 using RarFlushStats = GlobalAsidFlushStats;
 
-class RarFlush : public GlobalAsidProtocol {
+class RarFlush final : public GlobalAsidProtocol {
 public:
-    // `variant`: the registered kernel::Rar ("naive", "optimized").
-    explicit RarFlush(std::string variant) : variant_(std::move(variant)) {}
+    explicit RarFlush(RarVariant variant) : variant_(variant) {}
 
+    [[nodiscard]] std::string machine_support(const hw::MachineSpec& machine) const override;
+    [[nodiscard]] GlobalAsidFlavour global_asid_flavour() const override { return GlobalAsidFlavour::mm_cpumask; }
     void attach(mm::Mm& mm) override;
-    sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) override;
+    // Also every CPU of the mask when the mm has a global ASID (the [A] above).
+    sim::Task<bool> ipi_flush_must_reach_all(hw::Cpu& self, const mm::FlushTlbInfo& info) override;
     sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) override;
 
     // flush_tlb_all() with RAR: smp_call_rar_many(cpu_online_mask, 0, 0, TLB_FLUSH_ALL).
     sim::Task<> flush_tlb_all(hw::Cpu& self);
 
-    [[nodiscard]] Rar& rar() { return *rar_; }
+    [[nodiscard]] SmpCallRar& rar() { return *rar_; }
 
 private:
-    std::string variant_;
-    std::unique_ptr<Rar> rar_;
+    RarVariant variant_;
+    std::unique_ptr<SmpCallRar> rar_;
+};
+
+// Registers tlb_flush `name` as a RarFlush with `variant`, for `ipisim list` with `description`:
+//   const RarFlushRegistration reg("rar-naive", "...", {rar_naive_send, cpu_number_placement});
+struct RarFlushRegistration {
+    RarFlushRegistration(const char* name, const char* description, RarVariant variant);
 };
 
 }  // namespace ipisim::kernel

@@ -1,25 +1,19 @@
 // Remote TLB invalidation protocols: how flush_tlb_mm_range() reaches the other CPUs that may
-// cache an mm's translations. One registered implementation per file (kind "tlb_flush"):
-//
-//   ipi            native_flush_tlb_multi(): IPIs through on_each_cpu_cond_mask (tlbflush/ipi.cpp)
-//   rar-naive      Intel RAR, RFC v4 smp_call_rar_many()               (rar_naive.cpp)
-//   rar-optimized  RAR with the rar_pending shortcut of seed 000        (rar_optimized.cpp)
-//   invlpgb        AMD INVLPGB broadcast with global ASIDs              (invlpgb.cpp)
+// cache an mm's translations. One registered implementation per file (kind "tlb_flush"); the
+// registered ones, with a line each, are listed by `ipisim list`. How to write one:
+// docs/protocols.md.
 //
 // flush_tlb_mm_range() (kernel/mm/tlb.cpp) calls, in the kernel's order:
 //   1. uses_broadcast(mm) -> broadcast_tlb_flush(self, info)   [path (a): global ASID]
 //   2. else, if another CPU is in mm_cpumask: flush_tlb_multi(self, cpumask, info), then
 //      consider_global_asid(self, mm)                          [path (b)]
 //   3. else the local flush_tlb_func                           [path (c)]
+// flush_tlb_multi is the paravirt hook; its native version, native_flush_tlb_multi() (once, in
+// kernel/mm/tlb.cpp), IPIs the CPUs should_flush_tlb() selects, or every CPU of the mask when
+// ipi_flush_must_reach_all(info). Traits the mm layer asks: global_asid_flavour() (whether
+// global ASIDs exist and on which CPUs they are current) and machine_support(machine).
 // A protocol reaches the mm layer (per-CPU TLBs, cpu_tlbstate, flush_tlb_func, the Smp layer,
-// the Platform) through the Mm it is attached to. A new protocol:
-//
-//   class RarNaive : public TlbFlushProtocol {
-//       void attach(mm::Mm& mm) override { ...allocate its lines, vectors... }
-//       sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& mask,
-//                                   const mm::FlushTlbInfo& info) override { ... }
-//   };
-//   const sim::Registration<TlbFlushProtocol, RarNaive> reg("tlb_flush", "rar-naive", "...");
+// the Platform) through the Mm it is attached to.
 #pragma once
 
 #include <memory>
@@ -27,8 +21,13 @@
 
 #include "hw/cpu/cpu.h"
 #include "hw/cpumask.h"
+#include "hw/machine.h"
 #include "kernel/mm/mm_types.h"
 #include "sim/task.h"
+
+namespace ipisim::hw {
+struct MachineSpec;
+}
 
 namespace ipisim::kernel::mm {
 class Mm;
@@ -36,17 +35,40 @@ class Mm;
 
 namespace ipisim::kernel {
 
+// Which CPUs a global ASID is kept current on (docs/mechanisms.md §2.8, §3.3).
+//   none:       no global ASIDs (no X86_FEATURE_INVLPGB / RAR): every mm uses dynamic ASIDs, and
+//               none of the global-ASID checks of switch_mm_irqs_off / flush_tlb_func run.
+//   every_cpu:  INVLPGB: broadcasts reach every CPU, so no flush at switch-in, and
+//               flush_tlb_func returns at once on a global ASID (step 4).
+//   mm_cpumask: RAR: a RAR targets a cpumask, so a CPU newly set in mm_cpumask flushes at
+//               switch-in (choose_new_asid(..., new_cpu) returns need_flush = new_cpu), flushes
+//               that reach flush_tlb_func by IPI (trim rounds, the local call of rar_tlb_flush)
+//               are applied, lazy receivers clear themselves from mm_cpumask before switching
+//               to init_mm, and mm_cpumask trim rounds still go by IPI.
+enum class GlobalAsidFlavour : uint8_t { none, every_cpu, mm_cpumask };
+
 class TlbFlushProtocol {
 public:
     virtual ~TlbFlushProtocol() = default;
 
-    // Called once, when the Mm layer of a machine is built with this protocol.
+    // "" when the protocol can run on `machine`, else the reason, phrased to follow the
+    // protocol's name ("needs a machine with RAR (tlb.rar_payloads > 0)"). Checked before a
+    // run starts; the default: the x86 TLB code flush_tlb_mm_range() belongs to needs x86.
+    [[nodiscard]] virtual std::string machine_support(const hw::MachineSpec& machine) const;
+    [[nodiscard]] virtual GlobalAsidFlavour global_asid_flavour() const { return GlobalAsidFlavour::none; }
+
+    // Called once, when the Mm layer of a machine is built with this protocol (after
+    // machine_support() said yes and the mm layer set up global ASIDs as the flavour says).
     virtual void attach(mm::Mm& mm) { mm_ = &mm; }
 
     // flush_tlb_multi(cpumask, info): make every CPU of `cpumask` that may hold stale
     // translations of info.mm apply `info` (the caller included if it is in the mask, as
-    // SCF_RUN_LOCAL does), and return when they have.
-    virtual sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info) = 0;
+    // SCF_RUN_LOCAL does), and return when they have. Default: native_flush_tlb_multi().
+    virtual sim::Task<> flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask, const mm::FlushTlbInfo& info);
+    // native_flush_tlb_multi()'s choice: on_each_cpu_mask() (every CPU of the mask, lazy ones
+    // included) instead of on_each_cpu_cond_mask(should_flush_tlb). Awaited as its first step,
+    // so the loads it makes are charged there. Default: info.freed_tables.
+    virtual sim::Task<bool> ipi_flush_must_reach_all(hw::Cpu& self, const mm::FlushTlbInfo& info);
 
     // Path (a): mm_global_asid(mm) != 0. Protocols without global ASIDs never take it.
     [[nodiscard]] virtual bool uses_broadcast(const mm::MmStruct& /*mm*/) const { return false; }
@@ -61,9 +83,12 @@ private:
     mm::Mm* mm_ = nullptr;
 };
 
-// The registered protocol `name`; a config::ConfigError-style std::invalid_argument listing
-// the registered names when unknown.
+// The registered protocol `name`; std::invalid_argument listing the registered names when
+// unknown.
 std::unique_ptr<TlbFlushProtocol> make_tlb_flush_protocol(const std::string& name);
+// "" if the registered protocol `name` can run on `machine`, else "\"name\" on machine M: reason"
+// (machine_support()).
+std::string tlb_flush_protocol_check(const std::string& name, const hw::MachineSpec& machine);
 // "invlpgb, ipi, ..." (sorted).
 std::string tlb_flush_protocol_names();
 

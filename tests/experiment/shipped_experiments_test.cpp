@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "cli/experiment.h"
-#include "cli/run_experiment.h"
+#include "experiment/experiment.h"
+#include "experiment/runner.h"
 
 using namespace ipisim;
 
@@ -15,10 +15,10 @@ const std::string kExperiments = std::string(IPISIM_SOURCE_DIR) + "/experiments"
 const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
 
 report::ExperimentResults run_small(const std::string& name, const std::vector<std::string>& overrides) {
-    cli::Experiment e = cli::load_experiment(kExperiments + "/" + name + ".toml", overrides);
-    cli::RunOptions opt;
+    experiment::Experiment e = experiment::load_experiment(kExperiments + "/" + name + ".toml", overrides);
+    experiment::RunOptions opt;
     opt.machines_dir = kMachines;
-    return cli::run_experiment(e, opt);
+    return experiment::run_experiment(e, opt);
 }
 }  // namespace
 
@@ -26,7 +26,7 @@ TEST(ShippedExperiments, every_experiment_file_loads_strictly) {
     size_t n = 0;
     for (const auto& entry : std::filesystem::directory_iterator(kExperiments)) {
         if (entry.path().extension() != ".toml") continue;
-        EXPECT_NO_THROW(cli::load_experiment(entry.path().string(), {})) << entry.path();
+        EXPECT_NO_THROW(experiment::load_experiment(entry.path().string(), {})) << entry.path();
         ++n;
     }
     EXPECT_GE(n, 2u);

@@ -1,48 +1,37 @@
-#include "workload/system.h"
+#include "experiment/system.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 
-#include "config/error.h"
+namespace ipisim::experiment {
 
-namespace ipisim::workload {
+System::System(std::shared_ptr<const hw::MachineSpec> machine, kernel::KernelConfig config)
+    : spec_(std::move(machine)),
+      platform_(std::make_unique<hw::Platform>(eng_, *spec_)),
+      kernel_(std::make_unique<kernel::Kernel>(*platform_, std::move(config))) {}
 
-System::System(const RunContext& ctx, const std::string& workload) {
-    if (ctx.machine.empty()) {
-        throw config::ConfigError("(experiment)", 0, "experiment.machine",
-                                  "the " + workload + " workload needs a machine");
-    }
-    spec = hw::load_machine_by_name(ctx.machines_dir, ctx.machine);
-    build();
+System::System(hw::MachineSpec machine, kernel::KernelConfig config)
+    : System(std::make_shared<const hw::MachineSpec>(std::move(machine)), std::move(config)) {}
+
+System::~System() {
+    kernel_.reset();
+    platform_.reset();
 }
 
-System::System(hw::MachineSpec machine) : spec(std::move(machine)) {
-    build();
+void System::record_run(workload::RunResult& out) const {
+    out.fingerprint = eng_.fingerprint();
+    out.events = eng_.events_dispatched();
+    out.simulated_seconds = eng_.now().seconds();
 }
 
-void System::build() {
-    platform = std::make_unique<hw::Platform>(eng, spec);
-    kernel = std::make_unique<kernel::Kernel>(*platform);
-}
-
-void System::record_run(RunResult& out) const {
-    out.fingerprint = eng.fingerprint();
-    out.events = eng.events_dispatched();
-    out.simulated_seconds = eng.now().seconds();
-}
-
-void System::reset_profiles() {
-    for (hw::CpuId c = 0; c < platform->nr_cpus(); ++c) platform->cpu(c).profile().reset(eng.now());
-}
-
-nlohmann::ordered_json System::profile(size_t top) const {
+nlohmann::ordered_json System::profile(size_t top) {
     std::map<std::pair<uint32_t, hw::Activity>, uint64_t> sums;
     uint64_t total = 0;
-    for (hw::CpuId c = 0; c < platform->nr_cpus(); ++c) {
-        hw::CpuProfile& prof = platform->cpu(c).profile();
-        prof.settle(eng.now());
+    for (hw::CpuId c = 0; c < platform_->nr_cpus(); ++c) {
+        hw::CpuProfile& prof = platform_->cpu(c).profile();
+        prof.settle(eng_.now());
         for (uint32_t l = 0; l < prof.nr_labels(); ++l) {
             for (size_t a = 0; a < hw::kActivities; ++a) {
                 const auto act = static_cast<hw::Activity>(a);
@@ -72,10 +61,4 @@ nlohmann::ordered_json System::profile(size_t top) const {
     return out;
 }
 
-System::~System() {
-    eng.shutdown();
-    kernel.reset();
-    platform.reset();
-}
-
-}  // namespace ipisim::workload
+}  // namespace ipisim::experiment

@@ -5,13 +5,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/experiment.h"
-#include "cli/run_experiment.h"
 #include "config/error.h"
+#include "experiment/experiment.h"
+#include "experiment/runner.h"
 #include "report/results_files.h"
 #include "report/summary.h"
 
-namespace ipisim::cli {
+namespace ipisim::experiment {
 namespace {
 
 const std::string kEcho = std::string(IPISIM_TEST_DATA) + "/good_configs/echo_sweep.toml";
@@ -35,11 +35,13 @@ std::filesystem::path scratch(const std::string& name) {
 
 TEST(Experiment, the_experiment_table_is_read) {
     const Experiment e = load_experiment(kEcho, {});
-    EXPECT_EQ(e.name, "echo_sweep");
-    EXPECT_EQ(e.description, "echoes its parameters");
-    EXPECT_EQ(e.workload, "test_echo");
-    EXPECT_EQ(e.seed, 7U);
-    EXPECT_EQ(e.swept, (std::vector<std::string>{"cpus", "delay"}));
+    EXPECT_EQ(e.name(), "echo_sweep");
+    EXPECT_EQ(e.table.description, "echoes its parameters");
+    EXPECT_EQ(e.table.workload, "test_echo");
+    EXPECT_EQ(e.seed(), 7U);
+    ASSERT_EQ(e.sweep.size(), 2U);
+    EXPECT_EQ(e.sweep[0].name, "cpus");
+    EXPECT_EQ(e.sweep[1].name, "delay");
     EXPECT_EQ(e.points(), 6U);
     ASSERT_EQ(e.published.rows.size(), 1U);
     EXPECT_EQ(e.published.source, "made up for the test");
@@ -74,13 +76,14 @@ TEST(Experiment, overrides_replace_params_and_sweeps) {
 }
 
 TEST(Experiment, the_written_config_reruns_to_the_same_fingerprint) {
-    const Experiment e = load_experiment(kEcho, {"experiment.seed=11", "sweep.delay=[\"5 ns\", \"4 ns\"]"});
-    const report::ExperimentResults first = run_experiment(e, RunOptions{});
+    PreparedExperiment e =
+        prepare_experiment(load_experiment(kEcho, {"experiment.seed=11", "sweep.delay=[\"5 ns\", \"4 ns\"]"}), "");
+    const report::ExperimentResults first = run_prepared(e, nullptr);
     const auto dir = scratch("rerun");
     write_experiment_outputs(e, first, dir);
     const Experiment again = load_experiment((dir / "config.toml").string(), {});
     const report::ExperimentResults second = run_experiment(again, RunOptions{});
-    EXPECT_EQ(again.seed, 11U);
+    EXPECT_EQ(again.seed(), 11U);
     EXPECT_EQ(report::combined_fingerprint(first.rows), report::combined_fingerprint(second.rows));
     EXPECT_EQ(report::results_json(first), report::results_json(second));
     std::filesystem::remove_all(dir);
@@ -90,15 +93,17 @@ TEST(Experiment, a_missing_seed_is_written_as_the_default) {
     const auto dir = scratch("default_seed");
     report::write_text_file(dir / "e.toml",
                             "[experiment]\nname = \"e\"\nworkload = \"test_echo\"\n[params]\ncpus = 2\n");
-    const Experiment e = load_experiment((dir / "e.toml").string(), {});
-    EXPECT_EQ(e.seed, 1U);
+    const PreparedExperiment e = prepare_experiment(load_experiment((dir / "e.toml").string(), {}), "");
+    EXPECT_EQ(e.experiment.seed(), 1U);
     EXPECT_NE(resolved_toml(e).find("seed = 1\n"), std::string::npos);
+    // Every default of the workload is written too.
+    EXPECT_NE(resolved_toml(e).find("delay = \"0 ns\"\n"), std::string::npos) << resolved_toml(e);
     std::filesystem::remove_all(dir);
 }
 
 TEST(Experiment, results_files_hold_params_metrics_and_fingerprints) {
-    const Experiment e = load_experiment(kEcho, {});
-    const report::ExperimentResults r = run_experiment(e, RunOptions{});
+    PreparedExperiment e = prepare_experiment(load_experiment(kEcho, {}), "");
+    const report::ExperimentResults r = run_prepared(e, nullptr);
     const auto dir = scratch("files");
     write_experiment_outputs(e, r, dir);
     const auto json = nlohmann::ordered_json::parse(read(dir / "results.json"));
@@ -138,26 +143,4 @@ TEST(Experiment, the_run_fingerprint_depends_on_every_row_and_their_order) {
 }
 
 }  // namespace
-}  // namespace ipisim::cli
-
-namespace ipisim::cli {
-namespace {
-
-std::string rejection_of(const std::vector<std::string>& overrides, const std::string& machines_dir) {
-    try {
-        RunOptions options;
-        options.machines_dir = machines_dir;
-        run_experiment(load_experiment(kEcho, overrides), options);
-    } catch (const config::ConfigError& e) {
-        return e.what();
-    }
-    return "";
-}
-
-TEST(Experiment, a_machine_that_does_not_exist_is_named_where_it_was_set) {
-    EXPECT_EQ(rejection_of({"experiment.machine=nope"}, "/no/machines"),
-              "--set: experiment.machine: no machine \"nope\" (/no/machines/nope.toml does not exist)");
-}
-
-}  // namespace
-}  // namespace ipisim::cli
+}  // namespace ipisim::experiment

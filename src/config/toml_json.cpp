@@ -1,10 +1,10 @@
-#include "cli/toml_json.h"
+#include "config/toml_json.h"
 
 #include <sstream>
 
 #include "config/table.h"
 
-namespace ipisim::cli {
+namespace ipisim::config {
 
 nlohmann::ordered_json to_json(const toml::node& node) {
     if (const toml::table* t = node.as_table()) {
@@ -28,4 +28,4 @@ nlohmann::ordered_json to_json(const toml::node& node) {
     return text.str();
 }
 
-}  // namespace ipisim::cli
+}  // namespace ipisim::config

@@ -9,13 +9,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/experiment.h"
-#include "cli/run_experiment.h"
 #include "config/error.h"
+#include "experiment/experiment.h"
+#include "experiment/runner.h"
 #include "sim/registry.h"
 #include "workload/workload.h"
 
-namespace ipisim::cli {
+namespace ipisim::experiment {
 namespace {
 
 const std::filesystem::path kCorpus = std::filesystem::path(IPISIM_TEST_DATA) / "bad_configs";
@@ -85,4 +85,4 @@ TEST(BadConfigCorpus, a_missing_file_is_named) {
 }
 
 }  // namespace
-}  // namespace ipisim::cli
+}  // namespace ipisim::experiment

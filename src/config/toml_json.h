@@ -4,8 +4,8 @@
 #include <toml++/toml.h>
 #include <nlohmann/json.hpp>
 
-namespace ipisim::cli {
+namespace ipisim::config {
 
 nlohmann::ordered_json to_json(const toml::node& node);
 
-}  // namespace ipisim::cli
+}  // namespace ipisim::config

@@ -1,0 +1,125 @@
+#include "kernel/kernel_config.h"
+
+#include <fmt/format.h>
+
+#include "kernel/tlbflush/tlb_flush_protocol.h"
+#include "sim/registry.h"
+
+namespace ipisim::kernel {
+
+namespace {
+
+Version version_of(const KernelConfig& k) {
+    return k.parsed_version();
+}
+
+std::vector<std::pair<std::string, std::string>> flush_protocols() {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto* e : sim::Registry<TlbFlushProtocol>::instance().entries()) out.emplace_back(e->name, e->name);
+    return out;
+}
+
+config::Schema<KernelConfig> make_schema() {
+    config::Schema<KernelConfig> s(
+        "kernel", "the simulated Linux: its version and the subsystem choices of its build and patches");
+    s.param("version", &KernelConfig::version,
+            "Linux version MAJOR.MINOR (\"6.13\"; \"5.17.2\" and \"6.18-rc1\" read as 5.17 and 6.18): "
+            "version-gated behaviours and the defaults below follow it")
+        .check([](const KernelConfig& k) -> std::string {
+            if (Version::parse(k.version)) return "";
+            return fmt::format("expected a kernel version like \"6.13\", got \"{}\"", k.version);
+        });
+    s.choice("tlb_flush", &KernelConfig::tlb_flush, flush_protocols(),
+             "remote TLB flush protocol of flush_tlb_mm_range (arch/x86/mm/tlb.c): ipi = native_flush_tlb_multi "
+             "IPIs; invlpgb = AMD broadcast with global ASIDs (6.15+, needs INVLPGB); rar-* = Intel RAR RFC "
+             "(needs RAR)")
+        .def(std::string("ipi"))
+        .when("x86");
+    s.param("madvise_lru_add_drain", &KernelConfig::madvise_lru_add_drain,
+            "madvise(MADV_DONTNEED) calls lru_add_drain() first (removed by Rik van Riel's \"mm: remove "
+            "unnecessary calls to lru_add_drain\", 2024-12)")
+        .def_fn<bool>(
+            [](const KernelConfig& k) {
+                return version_of(k) < Version{6, 14};
+            },
+            "true before 6.14, false from 6.14");
+    s.choice("call_any_policy", &KernelConfig::call_any_policy,
+             {{"same_node", CallAnyPolicy::same_node}, {"nearest_node", CallAnyPolicy::nearest_node}},
+             "the CPU smp_call_function_any() picks when the caller is not in the mask (docs/mechanisms.md §1.5): "
+             "same_node = first CPU of the caller's node, else any; nearest_node = nearest by NUMA distance")
+        .def_fn<CallAnyPolicy>(
+            [](const KernelConfig& k) {
+                return version_of(k) < Version{6, 17} ? CallAnyPolicy::same_node : CallAnyPolicy::nearest_node;
+            },
+            "same_node before 6.17, nearest_node from 6.17 (tip 5f295519b42f)");
+    s.param("hz", &KernelConfig::hz,
+            "CONFIG_HZ (100, 250, 300 or 1000), jiffies per second: the scheduler tick, msleep() rounding, mm's "
+            "jiffies rate limits")
+        .def(uint32_t{250})
+        .check([](const KernelConfig& k) -> std::string {
+            if (k.hz == 100 || k.hz == 250 || k.hz == 300 || k.hz == 1000) return "";
+            return fmt::format("must be 100, 250, 300 or 1000 (CONFIG_HZ_*), got {}", k.hz);
+        });
+    s.choice("gic_barrier", &KernelConfig::gic_barrier,
+             {{"wmb", hw::GicBarrier::dsb_st}, {"dsb_ishst", hw::GicBarrier::dsb_ishst}},
+             "barrier of gic_ipi_send_mask before the ICC_SGI1R_EL1 writes: wmb = dsb(st), full system; "
+             "dsb_ishst = inner shareable (Barry Song's patch, seed 002)")
+        .def_fn<hw::GicBarrier>(
+            [](const KernelConfig& k) {
+                return version_of(k) < Version{5, 18} ? hw::GicBarrier::dsb_st : hw::GicBarrier::dsb_ishst;
+            },
+            "wmb before 5.18, dsb_ishst from 5.18")
+        .when("gicv3");
+    s.choice("arch_freq_prepare_all", &KernelConfig::arch_freq_prepare_all,
+             {{"serial_single", FreqPrepareVariant::serial_single}, {"many", FreqPrepareVariant::many}},
+             "cpuinfo_open's APERF/MPERF refresh before 5.19: serial_single = one async "
+             "smp_call_function_single per CPU, then msleep(10); many = one smp_call_function_many (Eric "
+             "Dumazet's patch, seed 004). 5.19+ has no arch_freq_prepare_all")
+        .def(FreqPrepareVariant::serial_single)
+        .when("x86");
+    s.choice("resctrl_dispatch", &KernelConfig::resctrl_dispatch,
+             {{"call_on_cpu", MonDispatch::call_on_cpu}, {"call_any", MonDispatch::call_any}},
+             "how mon_event_read() reaches the counter's domain: call_on_cpu = smp_call_on_cpu (workqueue); "
+             "call_any = smp_call_function_any (Peter Newman's patch, seed 001)")
+        .def_fn<MonDispatch>(
+            [](const KernelConfig& k) {
+                return version_of(k) < Version{6, 8} ? MonDispatch::call_any : MonDispatch::call_on_cpu;
+            },
+            "call_any before 6.8, call_on_cpu from 6.8 (09909e098113)")
+        .when("x86");
+    return s;
+}
+
+const config::SchemaRegistration registration("kernel", [] { return kernel_schema().info(); });
+
+}  // namespace
+
+Version KernelConfig::parsed_version() const {
+    if (version.empty()) return Version{};
+    const std::optional<Version> v = Version::parse(version);
+    if (!v) throw std::logic_error("kernel version \"" + version + "\" does not parse");
+    return *v;
+}
+
+const config::Schema<KernelConfig>& kernel_schema() {
+    static const config::Schema<KernelConfig> s = make_schema();
+    return s;
+}
+
+config::Conditions kernel_conditions(const MachineInfo& machine) {
+    return config::Conditions{{"x86", machine.x86()}, {"gicv3", machine.gicv3()}};
+}
+
+KernelConfig read_kernel_config(config::Table& table, const MachineInfo& machine) {
+    KernelConfig k;
+    config::Conditions conditions = kernel_conditions(machine);
+    kernel_schema().read_keys(table, k, conditions);
+    table.finish();
+    if (machine.x86()) {
+        const std::string problem = tlb_flush_protocol_check(k.tlb_flush, machine.spec());
+        if (!problem.empty()) table.fail("tlb_flush", problem);
+    }
+    return k;
+}
+
+}  // namespace ipisim::kernel

@@ -1,0 +1,94 @@
+// [kernel]: read through its schema; defaults follow the version; checked against the machine.
+#include <gtest/gtest.h>
+
+#include "config/error.h"
+#include "kernel/kernel_config.h"
+#include "kernel/mm/mm.h"
+#include "support/kernel_world.h"
+
+namespace ipisim::kernel {
+namespace {
+
+KernelConfig read(const std::string& text, const std::string& machine = "toy4") {
+    const config::Document doc = config::Document::parse(text, "k.toml");
+    config::Table t = doc.root();
+    const hw::MachineSpec spec = test::load_test_machine(machine);
+    return read_kernel_config(t, MachineInfo(spec));
+}
+
+std::string error_of(const std::string& text, const std::string& machine = "toy4") {
+    try {
+        read(text, machine);
+    } catch (const config::ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(KernelConfig, the_defaults_follow_the_version) {
+    const KernelConfig k512 = read("version = \"5.12\"\n");
+    EXPECT_EQ(k512.resctrl_dispatch, MonDispatch::call_any);
+    EXPECT_TRUE(k512.madvise_lru_add_drain);
+    EXPECT_EQ(k512.call_any_policy, CallAnyPolicy::same_node);
+    const KernelConfig k612 = read("version = \"6.12\"\n");
+    EXPECT_EQ(k612.resctrl_dispatch, MonDispatch::call_on_cpu);
+    EXPECT_TRUE(k612.madvise_lru_add_drain);
+    const KernelConfig k618 = read("version = \"6.18-rc1\"\n");
+    EXPECT_FALSE(k618.madvise_lru_add_drain);
+    EXPECT_EQ(k618.call_any_policy, CallAnyPolicy::nearest_node);
+    EXPECT_EQ(k618.parsed_version(), (Version{6, 18}));
+    EXPECT_EQ(k618.hz, 250U);
+    EXPECT_EQ(k618.tlb_flush, "ipi");
+    EXPECT_EQ(read("version = \"5.17\"\n", "toy4_arm").gic_barrier, hw::GicBarrier::dsb_st);
+    EXPECT_EQ(read("version = \"5.18\"\n", "toy4_arm").gic_barrier, hw::GicBarrier::dsb_ishst);
+}
+
+TEST(KernelConfig, a_value_given_wins_over_the_versions_default) {
+    EXPECT_EQ(read("version = \"6.12\"\nresctrl_dispatch = \"call_any\"\n").resctrl_dispatch, MonDispatch::call_any);
+}
+
+TEST(KernelConfig, mistakes_are_located_at_their_key) {
+    EXPECT_EQ(error_of("version = \"six\"\n"),
+              "k.toml:1: version: expected a kernel version like \"6.13\", got \"six\"");
+    EXPECT_EQ(error_of("version = \"6.1\"\nhz = 200\n"),
+              "k.toml:2: hz: must be 100, 250, 300 or 1000 (CONFIG_HZ_*), got 200");
+    EXPECT_EQ(error_of("version = \"6.1\"\ncolour = 1\n"), "k.toml:2: colour: unknown key");
+    EXPECT_EQ(error_of("version = \"6.1\"\ngic_barrier = \"wmb\"\n"),
+              "k.toml:2: gic_barrier: only meaningful when gicv3");
+    EXPECT_EQ(error_of("version = \"6.1\"\ntlb_flush = \"ipi\"\n", "toy4_arm"),
+              "k.toml:2: tlb_flush: only meaningful when x86");
+}
+
+TEST(KernelConfig, a_flush_protocol_the_machine_lacks_is_an_error_at_its_key) {
+    EXPECT_EQ(error_of("version = \"6.15\"\ntlb_flush = \"invlpgb\"\n", "sapphire_rapids_30c"),
+              "k.toml:2: tlb_flush: \"invlpgb\" on machine sapphire_rapids_30c: needs a machine with INVLPGB "
+              "(tlb.invlpgb_count_max > 0)");
+    EXPECT_EQ(error_of("version = \"6.15\"\ntlb_flush = \"rar-optimized\"\n", "milan_36c"),
+              "k.toml:2: tlb_flush: \"rar-optimized\" on machine milan_36c: needs a machine with RAR "
+              "(tlb.rar_payloads > 0)");
+    EXPECT_EQ(error_of("version = \"6.15\"\ntlb_flush = \"invlpgb\"\n", "milan_36c"), "");
+}
+
+TEST(KernelConfig, the_kernel_applies_its_configuration_to_its_subsystems) {
+    KernelConfig c;
+    c.version = "6.18";
+    c.hz = 1000;
+    c.madvise_lru_add_drain = false;
+    c.tlb_flush = "invlpgb";
+    test::KernelWorld w("toy4", c);
+    EXPECT_EQ(w.k->version(), (Version{6, 18}));
+    EXPECT_EQ(w.k->mm().hz(), 1000U);
+    EXPECT_EQ(w.k->mm().jiffies(), 0U);
+    EXPECT_TRUE(w.k->mm().broadcast_tlb_flush());  // the INVLPGB protocol attached
+}
+
+TEST(KernelConfig, its_schema_is_in_the_catalog) {
+    ASSERT_EQ(config::schema_catalog().count("kernel"), 1U);
+    const config::SchemaInfo info = config::schema_catalog().at("kernel")();
+    ASSERT_FALSE(info.params.empty());
+    EXPECT_EQ(info.params.front().key, "version");
+    EXPECT_TRUE(info.params.front().required);
+}
+
+}  // namespace
+}  // namespace ipisim::kernel

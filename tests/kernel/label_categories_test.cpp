@@ -1,0 +1,66 @@
+// Profile categories of the cross-call layer and the interrupt-controller send loops: every
+// label a cross call charges time to, on the sender and on the targets, is tagged, on each
+// kind of controller. The send loops are tagged by name (kernel/tlbflush/label_categories.cpp):
+// a send-loop label renamed or added without its category fails here.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "hw/cpu/profile.h"
+#include "kernel/costs.h"
+#include "support/kernel_world.h"
+
+using namespace ipisim;
+using namespace ipisim::sim::literals;
+using hw::Cpu;
+using hw::LabelCategory;
+
+namespace {
+
+// Labels with time on any CPU that carry no category, except `allowed`.
+std::set<std::string> untagged_labels(test::KernelWorld& w, const std::set<std::string>& allowed) {
+    std::set<std::string> out;
+    for (hw::CpuId c = 0; c < w.plat->nr_cpus(); ++c) {
+        hw::CpuProfile& prof = w.plat->cpu(c).profile();
+        prof.settle(w.eng.now());
+        for (uint32_t l = 0; l < prof.nr_labels(); ++l) {
+            if (prof.time_in_label(l) == sim::Picos::zero()) continue;
+            const std::string& name = hw::profile_label_name(l);
+            if (allowed.count(name) == 0 && hw::profile_label_category(l) == LabelCategory::none) out.insert(name);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(LabelCategories, every_label_a_cross_call_charges_is_tagged_on_every_kind_of_interrupt_controller) {
+    for (const char* machine : {"toy2", "toy4", "toy8", "toy4_arm"}) {
+        test::KernelWorld w(machine);
+        const uint32_t caller = hw::profile_label("label_categories_test.caller");
+        sim::Picos ipi_send_time;
+        w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
+            auto scope = cpu.function(caller, hw::Activity::kernel);
+            kernel::SmpCallFunc func = [](Cpu& c) -> sim::Task<> {
+                co_await c.compute_cycles(sim::Cycles(kernel::costs::empty_function));
+            };
+            const int err = co_await w.k->smp().smp_call_function_single(cpu, 1, func, true);
+            EXPECT_EQ(err, 0);
+            hw::CpuMask others = hw::CpuMask::all(w.plat->nr_cpus());
+            others.clear(0);
+            co_await w.k->smp().smp_call_function_many(cpu, others, func, true);
+            w.eng.stop();
+        });
+        w.k->boot();
+        w.eng.run();
+        EXPECT_EQ(untagged_labels(w, {"(none)", "cpuidle", "label_categories_test.caller"}), std::set<std::string>{})
+            << machine;
+        const hw::CpuProfile& prof = w.plat->cpu(0).profile();
+        for (uint32_t l = 0; l < prof.nr_labels(); ++l) {
+            if (prof.time_in_label(l) == sim::Picos::zero()) continue;
+            if (hw::profile_label_category(l) == LabelCategory::ipi_send) ipi_send_time += prof.time_in_label(l);
+        }
+        EXPECT_GT(ipi_send_time, sim::Picos::zero()) << machine << ": the send loop's time is tagged ipi_send";
+    }
+}
