@@ -43,9 +43,6 @@ Smp::Smp(hw::Platform& platform, irqchip::Irqchip& ipi)
         pc.csd_data = new_csd(c, mem_.new_line(fmt::format("csd_data[{}]", c), node));
         pc.stack_csd = new_csd(c, mem_.new_line(fmt::format("stack_csd[{}]", c), node));
         pc.tif_flags = &mem_.new_aligned_var(fmt::format("idle_thread_info[{}].flags", c), node);
-        pc.cfd_csd.assign(p_.nr_cpus(), nullptr);
-        pc.cfd_cpumask = CpuMask(p_.nr_cpus());
-        pc.cfd_cpumask_ipi = CpuMask(p_.nr_cpus());
         // sysvec_call_function{,_single}: both run generic_smp_call_function_interrupt().
         auto handler = [this](Cpu& cpu, const sim::Interrupt&) -> sim::Task<> {
             co_await __flush_smp_call_function_queue(cpu);
@@ -77,7 +74,7 @@ Csd& Smp::alloc_csd(CpuId owner, const char* name) {
 }
 
 Csd& Smp::cfd_csd(CpuId sender, CpuId target) {
-    Csd*& slot = pcpu_[sender].cfd_csd[target];
+    Csd*& slot = cfd_csd_[(static_cast<uint64_t>(sender) << 32) | target];
     if (slot == nullptr) {
         // per_cpu_ptr(cfd->csd, target): in the target's per-CPU area, two CSDs per line.
         hw::CacheLine*& open = cfd_open_line_[target];
@@ -216,6 +213,7 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
     bool run_remote = !targets.empty();
     bool enqueued = false;
     if (run_remote) {
+        if (pc.cfd_cpumask_ipi.nr_cpus() != p_.nr_cpus()) pc.cfd_cpumask_ipi = CpuMask(p_.nr_cpus());
         pc.cfd_cpumask_ipi.clear_all();
         uint32_t nr_cpus = 0;
         CpuId last_cpu = 0;
