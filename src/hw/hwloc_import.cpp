@@ -114,6 +114,7 @@ std::string cost_sections(const Topology& topo, bool x86, bool amd) {
     out += classes(delivery_ns);
     out += fmt::format("capacity = 64   {}\n", todo);
     out += fmt::format("accept = \"20 ns\"   {}\n", todo);
+    out += fmt::format("router_service = \"0 ns\"   {} (per-package interrupt router, docs/mechanisms.md 3.5)\n", todo);
 
     out += "\n[tlb]\n";
     out += fmt::format("entries = 1536   {}\n", todo);

@@ -111,6 +111,8 @@ void parse_intc_params(config::Table p, IntcSpec& s) {
             s.icr_read = p.duration("icr_read");
             s.icr_busy = p.duration("icr_busy");
             s.icr_busy_per_inflight = p.duration("icr_busy_per_inflight");
+            s.rar_round_trip = p.get<bool>("rar_round_trip");
+            s.rar_reply = applicable_duration(p, "rar_reply", s.rar_round_trip, "with rar_round_trip = true");
             break;
         case IntcKind::gicv3:
             s.sgi1r_write = p.duration("sgi1r_write");
@@ -145,6 +147,20 @@ IntcSpec parse_intc(config::Table t, const Topology& topo, Arch arch) {
     s.capacity = f.get<uint32_t>("capacity");
     if (s.capacity == 0) f.fail("capacity", "must be at least 1 message in flight");
     s.accept = f.duration("accept");
+    s.router_service = f.duration("router_service");
+    for (DistanceClass c : kAllDistanceClasses) {
+        if (c != DistanceClass::self && !topo.has_class(c)) continue;
+        if (s.delivery.at(c) < s.router_service) {
+            f.fail("router_service",
+                   fmt::format("{} is longer than the {} delivery latency {} it is part of",
+                               sim::to_string(s.router_service), to_string(c), sim::to_string(s.delivery.at(c))));
+        }
+    }
+    if (s.kind == IntcKind::xapic_mmio && s.icr_busy < s.router_service) {
+        f.fail("router_service", fmt::format("{} is longer than intc.params.icr_busy {}: the ICR stays busy until the "
+                                             "router has taken the message",
+                                             sim::to_string(s.router_service), sim::to_string(s.icr_busy)));
+    }
     f.finish();
     t.finish();
     return s;

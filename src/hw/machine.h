@@ -77,6 +77,12 @@ struct IntcSpec {
     sim::Picos icr_read;               // xAPIC: one MMIO read of ICR while waiting for idle
     sim::Picos icr_busy;               // xAPIC: ICR delivery-status busy time after a send
     sim::Picos icr_busy_per_inflight;  // xAPIC: extra busy time per IPI already in flight
+    // xAPIC: a RAR-mode send (APIC_DM_RAR = 0x300, the old remote-read encoding) is a round
+    // trip (docs/mechanisms.md §3.5): the target's local APIC takes it only while its RAR
+    // microcode is not processing, and the sender's ICR stays busy until the target's reply
+    // is back, rar_reply after acceptance. Off: a RAR send is busy like a fixed one.
+    bool rar_round_trip = false;
+    sim::Picos rar_reply;
     // GICv3
     sim::Picos sgi1r_write;  // one ICC_SGI1R_EL1 write (one <=16-CPU group)
     sim::Picos dsb_st;       // full-system store barrier (wmb(), before Barry Song's 2022 patch)
@@ -89,6 +95,10 @@ struct IntcSpec {
     // Time a target's controller (local APIC, GIC redistributor) takes to accept one message;
     // a burst of messages to one target is spaced by it.
     sim::Picos accept;
+    // Occupancy of the package's interrupt router (Intel: the Ubox) per message: every
+    // message its sender's package emits is routed by it, one at a time, FIFO
+    // (docs/mechanisms.md §3.5). Zero: no router is modeled. At most every delivery latency.
+    sim::Picos router_service;
 };
 
 // [tlb]: per-CPU TLB geometry and invalidation costs.

@@ -11,7 +11,9 @@
 #include "hw/coherence/memory.h"
 #include "hw/cpu/cpu.h"
 #include "hw/intc/delivery_fabric.h"
+#include "hw/intc/interrupt_controller.h"
 #include "hw/machine.h"
+#include "hw/platform.h"
 #include "hw/tlb/rar.h"
 #include "hw/tlb/tlb.h"
 #include "sim/engine.h"
@@ -247,4 +249,126 @@ TEST(Rar, a_rar_mode_message_through_the_delivery_fabric_runs_the_microcode_at_d
     EXPECT_EQ(rig.tlbs[1]->size(), 0u);
     EXPECT_EQ(rig.cpus[1]->irqs_taken(), 0u);
     EXPECT_EQ(fabric.stats().rar_messages, 1u);
+}
+
+TEST(Rar, without_the_round_trip_a_rar_to_a_busy_target_is_latched_and_costs_the_sender_no_more) {
+    // toy4 has intc.params.rar_round_trip = false: the target's local APIC takes every RAR
+    // like a fixed interrupt, and one that finds the microcode busy causes a rescan. So the
+    // second sender's xAPIC send (1 poll + ICR2 + ICR) takes exactly what a send to an idle
+    // target takes, 150 ns (the round trip: the tests below).
+    Rig rig;
+    std::vector<hw::Cpu*> cp;
+    for (auto& c : rig.cpus) cp.push_back(c.get());
+    auto intc = hw::make_interrupt_controller(rig.spec, rig.eng, cp);
+    std::vector<bool> busy_at_delivery;
+    intc->fabric().set_rar_hook([&](hw::CpuId target, hw::CpuId sender) {
+        busy_at_delivery.push_back(rig.rar->processing(target));
+        rig.rar->deliver(target, sender);
+    });
+    std::vector<Picos> send_time;
+    auto sender = [&](hw::CpuId self, uint32_t slot, Picos delay) -> sim::Proc {
+        hw::Cpu& cpu = *rig.cpus[self];
+        co_await cpu.compute(delay);
+        co_await rig.rar->write_payload(self, slot, pages(1, 0, 1));
+        co_await rig.rar->set_action_pending(self, 1, slot);
+        cpu.local_irq_disable();
+        const Picos t0 = cpu.now();
+        co_await intc->send_ipi(cpu, 1, 0xe0, hw::DeliveryMode::rar);
+        send_time.push_back(cpu.now() - t0);
+        co_await cpu.local_irq_enable();
+    };
+    // cpu0's RAR reaches cpu1 500 ns after its send; cpu2 sends 150 ns later, so its RAR
+    // arrives while the microcode still works on cpu0's payload (100 ns of work alone).
+    rig.start(0, sender(0, 0, 0_ns));
+    rig.start(2, sender(2, 2, 150_ns));
+    rig.eng.run();
+    EXPECT_EQ(busy_at_delivery, (std::vector<bool>{false, true}));
+    EXPECT_EQ(send_time, (std::vector<Picos>{150_ns, 150_ns}));
+    EXPECT_EQ(rig.rar->stats(1).received, 2u);
+    EXPECT_EQ(rig.rar->stats(1).rescans, 1u);
+    EXPECT_EQ(rig.rar->peek_action(1, 0), hw::kRarSuccess);
+    EXPECT_EQ(rig.rar->peek_action(1, 2), hw::kRarSuccess);
+}
+
+// The xAPIC RAR round trip (docs/mechanisms.md §3.5) on a whole toy4 Platform: the target's
+// local APIC takes a RAR only while its microcode is not processing, and the sender's ICR
+// stays busy until the reply is back, rar_reply (300 ns here) after that acceptance. toy4
+// xAPIC: ICR read 50, ICR2 + ICR writes 50 each; fabric same_l3 500; no router.
+namespace {
+
+struct RoundTripRig {
+    hw::MachineSpec spec;
+    sim::Engine eng;
+    hw::Platform plat;
+
+    RoundTripRig()
+        : spec(load_with({"intc.params.rar_round_trip=true", "intc.params.rar_reply=300 ns"})), plat(eng, spec) {}
+    static hw::MachineSpec load_with(const std::vector<std::string>& overrides) {
+        config::Document doc = config::Document::load(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml");
+        for (const std::string& o : overrides) doc.apply_override(o);
+        return hw::load_machine(doc, "toy4");
+    }
+    hw::Rar& rar() { return *plat.rar(); }
+    void start(hw::CpuId c, sim::Proc body) {
+        plat.cpu(c).set_running(&eng.spawn("cpu" + std::to_string(c), std::move(body)));
+    }
+    // Writes a payload into `slot` and PENDING into each target, then sends the RAR IPI to
+    // them with IRQs off; records when the send returned.
+    sim::Proc sender(hw::CpuId self, uint32_t slot, std::vector<hw::CpuId> targets, Picos delay, Picos* done) {
+        hw::Cpu& cpu = plat.cpu(self);
+        co_await cpu.compute(delay);
+        co_await rar().write_payload(self, slot, pages(1, 0, 1));
+        for (hw::CpuId t : targets) co_await rar().set_action_pending(self, t, slot);
+        hw::CpuMask mask(plat.nr_cpus());
+        for (hw::CpuId t : targets) mask.set(t);
+        cpu.local_irq_disable();
+        co_await plat.intc().send_ipi_mask(cpu, mask, 0xe0, hw::DeliveryMode::rar);
+        *done = cpu.now();
+        co_await cpu.local_irq_enable();
+    }
+};
+
+}  // namespace
+
+TEST(Rar, a_round_trip_rar_keeps_the_senders_icr_busy_until_the_targets_reply_is_back) {
+    RoundTripRig rig;
+    Picos done;
+    rig.start(0, rig.sender(0, 0, {1, 3}, 0_ns, &done));
+    rig.eng.run();
+    // Payload (uncached) 100, PENDING into CPU 1's and CPU 3's lines 50 + 50 -> 200. To CPU 1:
+    // 1 poll 50, ICR2 + ICR 100, leaves at 350, accepted at 850 (microcode idle), reply at
+    // 1150. To CPU 3: polls from 350 until the reply is known at 850 and then to 1150 (16 in
+    // all), writes -> 1250.
+    EXPECT_EQ(done, 1250_ns);
+    EXPECT_EQ(rig.plat.intc().stats().icr_polls, 1u + 16u);
+    EXPECT_EQ(rig.plat.cpu(0).profile().time(hw::profile_label("apic_mem_wait_icr_idle"), hw::Activity::spin), 850_ns);
+    EXPECT_EQ(rig.rar().peek_action(1, 0), hw::kRarSuccess);
+    EXPECT_EQ(rig.rar().peek_action(3, 0), hw::kRarSuccess);
+    EXPECT_EQ(rig.plat.intc().fabric().stats().door_waits, 0u);
+}
+
+TEST(Rar, a_round_trip_rar_to_a_target_whose_microcode_is_busy_waits_at_its_door_until_the_scan_ends) {
+    RoundTripRig rig;
+    Picos done0;
+    Picos done2;
+    rig.start(0, rig.sender(0, 0, {1}, 0_ns, &done0));
+    rig.start(2, rig.sender(2, 2, {1, 3}, 200_ns, &done2));
+    rig.eng.run();
+    // CPU 0: payload 100, PENDING 50, poll 50, writes 100: leaves at 300, accepted by CPU 1 at
+    // 800 (reply 1100). CPU 1's microcode from 800: word 0 (from CPU 2) 50, slot 0: payload 50
+    // + 100 + SUCCESS 50, slot 2: payload 50 + 100 + 1, words 1-7: 7 -> idle at 1208.
+    // CPU 2 (from 200): payload 100, PENDING into CPU 1's line (from its sibling CPU 0) 10 and
+    // CPU 3's 50, poll 50, writes 100: its RAR leaves at 510 and reaches CPU 1 at 1010, busy:
+    // it waits at the door until 1208 (198 ns), then a second scan (8 L1 hits) finds nothing
+    // new. Its reply is back at 1508: the send to CPU 3 polls from 510 to 1510 (20 polls),
+    // writes -> 1610.
+    EXPECT_EQ(done0, 300_ns);
+    EXPECT_EQ(done2, 1610_ns);
+    EXPECT_EQ(rig.plat.intc().fabric().stats().door_waits, 1u);
+    EXPECT_EQ(rig.plat.intc().fabric().stats().door_wait_time, 198_ns);
+    EXPECT_EQ(rig.rar().stats(1).scans, 2u);
+    EXPECT_EQ(rig.rar().stats(1).rescans, 0u);  // the door replaces the rescan flag
+    EXPECT_EQ(rig.rar().stats(1).stolen, 408_ns + 8_ns);
+    EXPECT_EQ(rig.rar().peek_action(1, 2), hw::kRarSuccess);
+    EXPECT_EQ(rig.rar().peek_action(3, 2), hw::kRarSuccess);
 }

@@ -56,7 +56,11 @@ sim::Task<> Gicv3::do_send_ipi_mask(Cpu& sender, const CpuMask& targets, uint32_
         while (end < cpus.size() && sgi_cluster_id(topology(), cpus[end]) == cluster) ++end;
         ++stats_.register_writes;
         co_await sender.stall(costs().sgi1r_write);  // gic_send_sgi: one ICC_SGI1R_EL1 write
-        for (; i < end; ++i) post(sender, cpus[i], vector, mode);
+        post_group(sender,
+                   std::vector<CpuId>(cpus.begin() + static_cast<std::ptrdiff_t>(i),
+                                      cpus.begin() + static_cast<std::ptrdiff_t>(end)),
+                   vector, mode);
+        i = end;
     }
     co_await sender.stall(costs().isb);
 }

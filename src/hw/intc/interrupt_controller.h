@@ -66,12 +66,18 @@ protected:
     virtual sim::Task<> do_send_ipi(Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode);
     // Per-machine state (e.g. one ICR per CPU), after attach().
     virtual void on_attach() {}
+    // The target's controller accepted a message this controller sent (DeliveryFabric).
+    virtual void on_accepted(CpuId /*sender*/, CpuId /*target*/, DeliveryMode /*mode*/) {}
 
     [[nodiscard]] const IntcSpec& costs() const { return spec_->intc; }
     [[nodiscard]] const Topology& topology() const { return spec_->topology; }
     [[nodiscard]] sim::Engine& engine() const { return *eng_; }
     // The message leaves the sender's controller now (the triggering write has retired).
-    void post(const Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode);
+    // Returns how long it waits for the package's interrupt router (DeliveryFabric::send).
+    sim::Picos post(const Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode);
+    // One write addressed to several CPUs (a logical cluster, a GICv3 target list): one
+    // message for the router, one copy to each target.
+    sim::Picos post_group(const Cpu& sender, const std::vector<CpuId>& targets, uint32_t vector, DeliveryMode mode);
 
     IntcStats stats_;
 

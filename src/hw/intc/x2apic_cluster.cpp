@@ -3,7 +3,8 @@
 //
 // The write carries a logical destination (cluster << 16 | bitmap of APIC id & 0xF); the
 // fabric carries one message per target CPU, all entering at that write: every target has its
-// own distance and its own acceptance, and the sender pays per cluster, not per target.
+// own distance and its own acceptance, and the sender pays per cluster, not per target. The
+// package's interrupt router takes the write as one message (DeliveryFabric::route).
 #include <vector>
 
 #include "hw/cpu/cpu.h"
@@ -37,7 +38,7 @@ protected:
             for (const CpuId c : remaining) (cluster_of(topology(), c) == id ? cluster : rest).push_back(c);
             remaining.swap(rest);
             co_await icr_write(sender);
-            for (const CpuId target : cluster) post(sender, target, vector, mode);
+            post_group(sender, cluster, vector, mode);
         }
     }
 };
