@@ -32,6 +32,18 @@ std::vector<IdleState> parse_idle(config::Table& root, config::Conditions& conds
     return out;
 }
 
+// The router's occupancy is part of every delivery latency of the machine.
+void check_router(config::Table& fabric, const IntcSpec& s, const Topology& topo) {
+    for (DistanceClass c : kAllDistanceClasses) {
+        if (c != DistanceClass::self && !topo.has_class(c)) continue;
+        if (s.delivery.at(c) < s.router_service) {
+            fabric.fail("router_service",
+                        fmt::format("{} is longer than the {} delivery latency {} it is part of",
+                                    sim::to_string(s.router_service), to_string(c), sim::to_string(s.delivery.at(c))));
+        }
+    }
+}
+
 IntcSpec parse_intc(config::Table t, const MachineSpec& m, config::Conditions& conds, config::CostRecord& costs) {
     IntcKeys keys;
     intc_schema().read_keys(t, keys, conds, &costs);
@@ -45,9 +57,14 @@ IntcSpec parse_intc(config::Table t, const MachineSpec& m, config::Conditions& c
     IntcSpec s;
     s.kind = keys.kind;
     s.params = type.read_params(t.table("params"), &costs);
+    config::Table ft = t.table("fabric");
     FabricKeys fabric;
-    fabric_schema().read_into(t.table("fabric"), fabric, conds, &costs);
+    fabric_schema().read_keys(ft, fabric, conds, &costs);
     apply_fabric_keys(fabric, s);
+    check_router(ft, s, m.topology);
+    const FabricProblem p = type.fabric_problem(s);
+    if (!p.problem.empty()) ft.fail(p.key, p.problem);
+    ft.finish();
     t.finish();
     return s;
 }

@@ -94,6 +94,11 @@ struct IntcSpec {
     // Time a target's controller (local APIC, GIC redistributor) takes to accept one message;
     // a burst of messages to one target is spaced by it.
     sim::Picos accept;
+    // Occupancy of the package's interrupt router (Intel: the Ubox) per message: every
+    // message a CPU of the package sends is routed by it, one at a time, FIFO
+    // (hw/intc/interrupt_router.h, docs/mechanisms.md §3.5). Zero: no router is modeled. At
+    // most every delivery latency (which includes it).
+    sim::Picos router_service;
 };
 
 // [tlb]: per-CPU TLB geometry and invalidation costs.

@@ -146,6 +146,10 @@ const config::Schema<FabricKeys>& fabric_schema() {
         f.param("accept", &FabricKeys::accept,
                 "time a target's controller takes to accept one message (spaces a burst to one target)")
             .cost();
+        f.param("router_service", &FabricKeys::router_service,
+                "occupancy of the sender's package interrupt router per message (FIFO; part of every delivery "
+                "latency); 0: no router")
+            .cost();
         return f;
     }();
     return s;

@@ -36,6 +36,7 @@ struct FabricKeys {
     sim::Picos self, smt, same_l3, same_die, same_package, cross_package;
     uint32_t capacity = 0;
     sim::Picos accept;
+    sim::Picos router_service;
 };
 struct IntcKeys {
     std::string kind;

@@ -73,6 +73,7 @@ FabricKeys fabric_keys(const IntcSpec& s) {
     k.cross_package = s.delivery.at(DistanceClass::cross_package);
     k.capacity = s.capacity;
     k.accept = s.accept;
+    k.router_service = s.router_service;
     return k;
 }
 
@@ -85,6 +86,7 @@ void apply_fabric_keys(const FabricKeys& k, IntcSpec& s) {
     s.delivery.at(DistanceClass::cross_package) = k.cross_package;
     s.capacity = k.capacity;
     s.accept = k.accept;
+    s.router_service = k.router_service;
 }
 
 }  // namespace ipisim::hw

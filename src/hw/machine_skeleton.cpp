@@ -55,6 +55,7 @@ const std::map<std::string, Placeholder, std::less<>>& placeholders() {
         {"intc.params.icr_read", {30 * ns}},
         {"intc.params.icr_busy", {150 * ns}},
         {"intc.params.icr_busy_per_inflight", {20 * ns}},
+        {"intc.params.rar_reply", {300 * ns}},
         {"intc.params.fence", {20 * ns}},
         {"intc.params.sgi1r_write", {20 * ns}},
         {"intc.params.dsb_st", {40 * ns}},
@@ -68,6 +69,7 @@ const std::map<std::string, Placeholder, std::less<>>& placeholders() {
         {"intc.fabric.cross_package", {700 * ns}},
         {"intc.fabric.capacity", {64}},
         {"intc.fabric.accept", {20 * ns}},
+        {"intc.fabric.router_service", {0, 0, 200 * ns}},  // 0: no interrupt router modeled
         {"tlb.entries", {1536}},
         {"tlb.invlpg", {100 * ns}},
         {"tlb.full_flush", {50 * ns}},

@@ -25,6 +25,10 @@ Platform::Platform(sim::Engine& eng, const MachineSpec& spec)
     if (spec.tlb.rar_payloads > 0) {
         rar_ = std::make_unique<Rar>(eng, spec, memory_, ptrs, tlb_ptrs);
         intc_->fabric().set_rar_hook([this](CpuId target, CpuId sender) { rar_->deliver(target, sender); });
+        if (intc_->rar_round_trip()) {  // docs/mechanisms.md §3.5: accepted only while the microcode is idle
+            intc_->fabric().set_rar_busy([this](CpuId c) { return rar_->processing(c); });
+            rar_->set_idle_hook([this](CpuId c) { intc_->fabric().rar_ready(c); });
+        }
     }
 }
 

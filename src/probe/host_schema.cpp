@@ -127,7 +127,8 @@ const Schema<Intc>& intc_schema() {
 }
 
 struct IntcParams {
-    Picos icr_write, fence, icr_read, icr_busy, icr_busy_per_inflight, sgi1r_write, dsb_st, dsb_ishst, isb;
+    Picos icr_write, fence, icr_read, icr_busy, icr_busy_per_inflight, rar_reply, sgi1r_write, dsb_st, dsb_ishst, isb;
+    bool rar_round_trip = false;
 };
 const Schema<IntcParams>& intc_params_schema() {
     static const auto s = Schema<IntcParams>("host.intc.params", "send-path costs")
@@ -146,6 +147,12 @@ const Schema<IntcParams>& intc_params_schema() {
                               .param("icr_busy_per_inflight", &IntcParams::icr_busy_per_inflight, "busy per in flight")
                               .cost()
                               .when("xapic")
+                              .param("rar_round_trip", &IntcParams::rar_round_trip, "RAR sends are round trips")
+                              .when("xapic")
+                              .sets("rar_round_trip", [](const IntcParams& p) { return p.rar_round_trip; })
+                              .param("rar_reply", &IntcParams::rar_reply, "RAR round trip: acceptance to ICR idle")
+                              .cost()
+                              .when("rar_round_trip")
                               .param("sgi1r_write", &IntcParams::sgi1r_write, "SGI1R write")
                               .cost()
                               .when("gic")
@@ -162,7 +169,7 @@ const Schema<IntcParams>& intc_params_schema() {
 }
 
 struct Fabric {
-    Picos self, accept;
+    Picos self, accept, router_service;
     std::optional<Picos> smt, same_l3, same_die, same_package, cross_package;
     uint32_t capacity = 0;
 };
@@ -184,6 +191,8 @@ const Schema<Fabric>& fabric_schema() {
                               .cost()
                               .at_least(1)
                               .param("accept", &Fabric::accept, "accept one message")
+                              .cost()
+                              .param("router_service", &Fabric::router_service, "interrupt router per message")
                               .cost();
     return s;
 }

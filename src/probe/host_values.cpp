@@ -72,6 +72,7 @@ ClassAssumption transfer_assumption(hw::DistanceClass c) {
 HostValues::HostValues(const ProbeResults& r, const toml::table& root) : r_(r) {
     x86_ = root["arch"].value_or(std::string("x86")) == "x86";
     amd_ = root["vendor"].value_or(std::string()) == "amd";
+    intel_ = root["vendor"].value_or(std::string()) == "intel";
     vm_ = r.info.virtualized();
     if (r.core_clock_mhz.n > 0) {
         mhz_ = r.core_clock_mhz.median;
@@ -280,6 +281,9 @@ toml::table HostValues::intc_params(const std::string& kind) const {
         p.insert_or_assign("icr_busy", assumed_ns(150, 50, 500, "ICR delivery-status busy time (unpublished)"));
         p.insert_or_assign("icr_busy_per_inflight",
                            assumed_ns(20, 0, 100, "busy time grows with IPIs in flight (docs/mechanisms.md 3.4)"));
+        // The RAR round trip (docs/mechanisms.md 3.5) matters only with RAR, which a probed
+        // host leaves out (tlb.rar_payloads = 0).
+        p.insert_or_assign("rar_round_trip", false);
         return p;
     }
     p.insert_or_assign("icr_write", vm_ ? assumed_cycles(2000, 1000, 10000, vm_send)
@@ -315,6 +319,15 @@ toml::table HostValues::fabric() const {
     }
     f.insert_or_assign("capacity", marked_int(64, 16, 256, "messages in flight machine-wide (unpublished)"));
     f.insert_or_assign("accept", assumed_ns(20, 5, 100, "latching one message into the IRR (unpublished)"));
+    f.insert_or_assign(
+        "router_service",
+        intel_ ? assumed_ns(120, 0, 200,
+                            "occupancy per message of the socket's interrupt router (Intel's Ubox, "
+                            "docs/mechanisms.md 3.5), not measured: the order of the 126 ns fitted on "
+                            "Sapphire Rapids")
+               : assumed_ns(0, 0, 200,
+                            "no per-socket interrupt router like Intel's Ubox is documented for this vendor "
+                            "(docs/mechanisms.md 3.5): not modeled"));
     return f;
 }
 

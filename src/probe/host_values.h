@@ -42,6 +42,7 @@ private:
     const ProbeResults& r_;
     bool x86_ = true;
     bool amd_ = false;
+    bool intel_ = false;
     bool vm_ = false;
     double mhz_ = 2000;        // the clock cycles are converted with
     std::string clock_basis_;  // where mhz_ comes from

@@ -200,6 +200,7 @@ self = "500 ns"
 smt = "500 ns"
 capacity = 64
 accept = "20 ns"
+router_service = "0 ns"
 [tlb]
 entries = 64
 invlpg = "100 ns"

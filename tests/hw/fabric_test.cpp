@@ -109,3 +109,73 @@ TEST(Fabric, a_rar_message_without_a_registered_hook_is_an_error) {
     EXPECT_THROW(fabric.send(0, 1, 0xe0, DeliveryMode::rar), std::logic_error);
     EXPECT_THROW(fabric.send(0, 1, 0xfb, DeliveryMode::fixed), std::logic_error);  // no CPU to raise
 }
+
+// Interrupt router (docs/mechanisms.md §3.5): one per package, R per message, FIFO in send
+// order; the wait comes on top of the delivery latency (which includes R).
+
+TEST(Fabric, a_message_sent_while_the_router_routes_another_waits_for_it) {
+    FabricRig rig(toy_machine("toy2", {"intc.fabric.router_service=100 ns"}));
+    EXPECT_EQ(rig.fabric.send(0, 1, 0xe0, DeliveryMode::rar), Picos::zero());
+    EXPECT_EQ(rig.fabric.send(1, 0, 0xe0, DeliveryMode::rar), 100_ns);
+    EXPECT_EQ(rig.fabric.router().free_at(0), 200_ns);
+    EXPECT_EQ(rig.fabric.in_flight(), 2u);  // one travelling, one waiting for the router
+    rig.eng.run_until(600_ns - Picos(1));
+    EXPECT_EQ(rig.log, (Log{{500_ns, 1, 0}}));
+    rig.eng.run();
+    EXPECT_EQ(rig.log, (Log{{500_ns, 1, 0}, {600_ns, 0, 1}}));
+    EXPECT_EQ(rig.fabric.router().stats().waits, 1u);
+    EXPECT_EQ(rig.fabric.router().stats().wait_time, 100_ns);
+    EXPECT_EQ(rig.fabric.router().stats().busy, 200_ns);
+}
+
+TEST(Fabric, the_router_serves_simultaneous_senders_in_the_order_they_sent) {
+    FabricRig rig(toy_machine("toy8", {"intc.fabric.router_service=100 ns"}));
+    std::vector<Picos> waits;
+    for (hw::CpuId s = 0; s < 4; ++s) waits.push_back(rig.fabric.send(s, 0, 0xe0, DeliveryMode::rar));
+    EXPECT_EQ(waits, (std::vector<Picos>{0_ns, 100_ns, 200_ns, 300_ns}));
+    rig.eng.run();
+    // cpu0 -> 0 is `self` (500); cpu1 same_l3 500, cpu2-3 same_die 750, each after its wait.
+    EXPECT_EQ(rig.log, (Log{{500_ns, 0, 0}, {600_ns, 0, 1}, {950_ns, 0, 2}, {1050_ns, 0, 3}}));
+}
+
+TEST(Fabric, a_router_that_went_idle_adds_nothing_to_a_later_message) {
+    FabricRig rig(toy_machine("toy2", {"intc.fabric.router_service=100 ns"}));
+    rig.send(0, 1);
+    rig.eng.run_until(100_ns);
+    EXPECT_EQ(rig.fabric.send(1, 0, 0xe0, DeliveryMode::rar), Picos::zero());  // free again at exactly 100
+    rig.eng.run();
+    EXPECT_EQ(rig.log, (Log{{500_ns, 1, 0}, {600_ns, 0, 1}}));
+    EXPECT_EQ(rig.fabric.router().stats().waits, 0u);
+}
+
+TEST(Fabric, each_package_has_its_own_router) {
+    FabricRig rig(toy_machine("toy8", {"intc.fabric.router_service=100 ns"}));
+    EXPECT_EQ(rig.fabric.send(0, 1, 0xe0, DeliveryMode::rar), Picos::zero());  // package 0
+    EXPECT_EQ(rig.fabric.send(4, 5, 0xe0, DeliveryMode::rar), Picos::zero());  // package 1
+    EXPECT_EQ(rig.fabric.send(5, 0, 0xe0, DeliveryMode::rar), 100_ns);         // package 1 again
+    rig.eng.run();
+    EXPECT_EQ(rig.log, (Log{{500_ns, 1, 0}, {500_ns, 5, 4}, {1100_ns, 0, 5}}));
+}
+
+TEST(Fabric, one_write_addressed_to_several_cpus_is_one_router_message) {
+    FabricRig rig(toy_machine("toy8", {"intc.fabric.router_service=100 ns"}));
+    rig.fabric.send(1, 0, 0xe0, DeliveryMode::rar);  // router busy until 100
+    const Picos wait = rig.fabric.route(0);
+    EXPECT_EQ(wait, 100_ns);
+    for (hw::CpuId t : {1u, 2u, 3u}) rig.fabric.send_routed(0, t, 0xe0, DeliveryMode::rar, wait);
+    EXPECT_EQ(rig.fabric.router().free_at(0), 200_ns);  // one occupancy for the three copies
+    EXPECT_EQ(rig.fabric.send(2, 3, 0xe0, DeliveryMode::rar), 200_ns);
+    rig.eng.run();
+    // cpu0's copies leave the router at 100: cpu1 same_l3 500, cpu2-3 same_die 750; cpu2 -> 3
+    // is same_l3, after waiting 200.
+    EXPECT_EQ(rig.log, (Log{{500_ns, 0, 1}, {600_ns, 1, 0}, {700_ns, 3, 2}, {850_ns, 2, 0}, {850_ns, 3, 0}}));
+}
+
+TEST(Fabric, without_a_router_simultaneous_messages_do_not_wait) {
+    FabricRig rig(toy_machine("toy2"));
+    EXPECT_EQ(rig.fabric.send(0, 1, 0xe0, DeliveryMode::rar), Picos::zero());
+    EXPECT_EQ(rig.fabric.send(1, 0, 0xe0, DeliveryMode::rar), Picos::zero());
+    rig.eng.run();
+    EXPECT_EQ(rig.log, (Log{{500_ns, 1, 0}, {500_ns, 0, 1}}));
+    EXPECT_EQ(rig.fabric.router().stats().busy, Picos::zero());
+}

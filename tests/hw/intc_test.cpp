@@ -199,3 +199,56 @@ TEST(Intc, the_gicv3_barriers_cost_the_machine_barriers) {
     });
     EXPECT_EQ(rig.done, 260_ns);  // 200 + 50 + 10
 }
+
+// The xAPIC delivery status with the package's interrupt router and the RAR round trip
+// (docs/mechanisms.md §3.5), at register level on toy4 (ICR busy 200 flat here).
+
+TEST(Intc, an_xapic_icr_stays_busy_for_its_messages_router_wait_on_top_of_icr_busy) {
+    Rig rig(toy_machine("toy4", {"intc.params.icr_busy_per_inflight=0 ns", "intc.fabric.router_service=150 ns"}));
+    auto& xapic = dynamic_cast<hw::XapicMmio&>(*rig.intc);
+    rig.intc->fabric().send(1, 2, kVector, hw::DeliveryMode::fixed);  // holds the router 0..150
+    Picos sent;
+    rig.run([&](hw::Cpu& cpu) -> sim::Task<> {
+        co_await xapic.write_icr2(cpu, xapic.apic_id(3));
+        co_await xapic.write_icr(cpu, kVector);
+        sent = cpu.now();
+        // Leaves at 100, waits 50 for the router: busy until 100 + 200 + 50 = 350, 5 reads.
+        co_await xapic.read_icr_until_idle(cpu);
+    });
+    EXPECT_EQ(sent, 100_ns);
+    EXPECT_EQ(rig.done, 350_ns);
+    EXPECT_EQ(rig.intc->stats().icr_polls, 5u);
+    EXPECT_EQ(rig.entered[2], (std::vector<Picos>{750_ns}));  // 0 + 500 + 250
+    EXPECT_EQ(rig.entered[3], (std::vector<Picos>{900_ns}));  // 150 + 500 + 250
+}
+
+TEST(Intc, a_round_trip_rar_icr_reads_busy_until_rar_reply_after_the_target_accepted_it) {
+    Rig rig(toy_machine("toy4", {"intc.params.rar_round_trip=true", "intc.params.rar_reply=300 ns"}));
+    auto& xapic = dynamic_cast<hw::XapicMmio&>(*rig.intc);
+    EXPECT_TRUE(xapic.rar_round_trip());
+    Picos accepted;
+    rig.intc->fabric().set_rar_hook([&](hw::CpuId, hw::CpuId) { accepted = rig.eng.now(); });
+    rig.run([&](hw::Cpu& cpu) -> sim::Task<> {
+        co_await xapic.write_icr2(cpu, xapic.apic_id(3));
+        co_await xapic.write_icr(cpu, 0xe0, hw::DeliveryMode::rar);
+        // Leaves at 100, accepted at 600, reply at 900: the reads from 100 end at 900 (16).
+        co_await xapic.read_icr_until_idle(cpu);
+    });
+    EXPECT_EQ(accepted, 600_ns);
+    EXPECT_EQ(rig.done, 900_ns);
+    EXPECT_EQ(rig.intc->stats().icr_polls, 16u);
+}
+
+TEST(Intc, without_the_round_trip_a_rar_icr_is_busy_like_a_fixed_one) {
+    Rig rig(toy_machine("toy4"));
+    auto& xapic = dynamic_cast<hw::XapicMmio&>(*rig.intc);
+    EXPECT_FALSE(xapic.rar_round_trip());
+    rig.intc->fabric().set_rar_hook([](hw::CpuId, hw::CpuId) {});
+    rig.run([&](hw::Cpu& cpu) -> sim::Task<> {
+        co_await xapic.write_icr2(cpu, xapic.apic_id(3));
+        co_await xapic.write_icr(cpu, 0xe0, hw::DeliveryMode::rar);
+        co_await xapic.read_icr_until_idle(cpu);  // icr_busy 200: 4 reads
+    });
+    EXPECT_EQ(rig.done, 300_ns);
+    EXPECT_EQ(rig.intc->stats().icr_polls, 4u);
+}

@@ -313,3 +313,68 @@ TEST(Irqchip, x2apic_cluster_mode_covers_smt_siblings_numbered_apart_with_one_wr
     EXPECT_EQ(rig.entry_times(9), times({900_ns}));   // same_l3 500 (cpu9 is core 1)
     EXPECT_EQ(rig.entry_times(2), times({1150_ns}));  // same_die 750
 }
+
+// xAPIC with the package's interrupt router (docs/mechanisms.md §3.5): the ICR stays busy for
+// icr_busy + the message's wait for the router. toy4 x 4 cores (8 CPUs), ICR busy 200 flat.
+namespace {
+
+IntcRig xapic_with_router(const std::string& router_service) {
+    return IntcRig(toy_machine("toy4", {"topology.cores_per_l3=4", "intc.params.icr_busy_per_inflight=0 ns",
+                                        "intc.fabric.router_service=" + router_service}));
+}
+
+}  // namespace
+
+TEST(Irqchip, the_second_senders_icr_stays_busy_until_the_router_took_its_message) {
+    IntcRig rig = xapic_with_router("100 ns");
+    rig.sender(0, rig.mask({2, 3}));
+    rig.sender(1, rig.mask({4, 5}));
+    rig.others_busy();
+    rig.eng.run();
+    // Both: poll 50, ICR2 + ICR 100, the messages leave at 150. cpu0's holds the router
+    // 150..250 (ICR idle at 150 + 200 = 350); cpu1's waits 100 (idle at 450).
+    // cpu0: 4 polls to 350, writes -> 450 (router free since 350). cpu1: 6 polls to 450, -> 550.
+    EXPECT_EQ(rig.send_done[0], 450_ns);
+    EXPECT_EQ(rig.send_done[1], 550_ns);
+    EXPECT_EQ(rig.intc->fabric().router().stats().waits, 1u);
+    // Delivered 500 after leaving the router, then IRQ entry + EOI 250.
+    EXPECT_EQ(rig.entry_times(2), times({900_ns}));
+    EXPECT_EQ(rig.entry_times(4), times({1000_ns}));
+    EXPECT_EQ(rig.entry_times(3), times({1200_ns}));
+    EXPECT_EQ(rig.entry_times(5), times({1300_ns}));
+}
+
+TEST(Irqchip, an_icr_busy_one_ps_longer_costs_the_waiting_sender_one_more_poll) {
+    // As above, but the router takes 100 ns + 1 ps: cpu1's ICR is idle at 450 ns + 1 ps, so
+    // its poll ending at 450 still reads busy and a 7th poll ends at 500.
+    IntcRig rig = xapic_with_router("100001 ps");
+    rig.sender(0, rig.mask({2, 3}));
+    rig.sender(1, rig.mask({4, 5}));
+    rig.others_busy();
+    rig.eng.run();
+    EXPECT_EQ(rig.send_done[1], 600_ns);
+    EXPECT_EQ(rig.intc->stats().icr_polls, 1u + 4u + 1u + 7u);
+}
+
+TEST(Irqchip, x2apic_senders_do_not_wait_for_the_router_but_their_messages_do) {
+    IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys", "intc.fabric.router_service=100 ns"}));
+    rig.sender(0, rig.mask({1}));
+    rig.sender(2, rig.mask({3}));
+    rig.others_busy();
+    rig.eng.run();
+    // fence 50 + write 100: both leave at 150; cpu2's waits for cpu0's at the router.
+    EXPECT_EQ(rig.send_done[0], 150_ns);
+    EXPECT_EQ(rig.send_done[2], 150_ns);
+    EXPECT_EQ(rig.entry_times(1), times({900_ns}));   // 150 + 500 + 250
+    EXPECT_EQ(rig.entry_times(3), times({1000_ns}));  // + the 100 ns wait
+}
+
+TEST(Irqchip, an_x2apic_cluster_write_to_three_cpus_takes_the_router_once) {
+    IntcRig rig(toy_machine("toy8", {"intc.fabric.router_service=100 ns"}));
+    rig.sender(0, rig.mask({1, 2, 3}));
+    rig.others_busy();
+    rig.eng.run();
+    EXPECT_EQ(rig.intc->stats().register_writes, 1u);
+    EXPECT_EQ(rig.intc->fabric().router().stats().busy, 100_ns);
+    EXPECT_EQ(rig.intc->fabric().stats().delivered, 3u);
+}

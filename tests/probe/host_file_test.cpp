@@ -169,6 +169,20 @@ TEST(ProbeHostFile, invlpgb_and_rar_are_off_and_marked_with_the_cpu_facts_they_c
     EXPECT_EQ(load_host_machine(host_machine_text(intel), "h").tlb.invlpgb_count_max, 0U);
 }
 
+TEST(ProbeHostFile, an_intel_host_assumes_the_sockets_interrupt_router_and_other_vendors_none) {
+    const config::CostValue amd = cost(costs_of(sample_results()), "intc.fabric.router_service");
+    EXPECT_EQ(amd.value, 0);
+    EXPECT_EQ(amd.provenance.mark, config::Mark::A);
+    ProbeResults intel = sample_results();
+    intel.info.vendor_id = "GenuineIntel";
+    intel.topology.skeleton.clear();  // the vendor from /proc/cpuinfo, not the hwloc sample
+    const config::CostValue router = cost(costs_of(intel), "intc.fabric.router_service");
+    EXPECT_EQ(router.value, 120'000);  // ps
+    EXPECT_EQ(router.provenance.mark, config::Mark::A);
+    EXPECT_NE(router.provenance.source.find("Ubox"), std::string::npos);
+    EXPECT_EQ(load_host_machine(host_machine_text(intel), "h").intc.router_service, sim::Picos(120'000));
+}
+
 TEST(ProbeHostFile, durations_are_written_in_ns_with_one_decimal) {
     EXPECT_EQ(ns_text(100.04), "100.0 ns");
     EXPECT_EQ(ns_text(193.548), "193.5 ns");

@@ -19,7 +19,9 @@ DeliveryFabric::DeliveryFabric(sim::Engine& eng, const MachineSpec& spec, std::v
       cpus_(std::move(cpus)),
       capacity_(spec.intc.capacity),
       accept_(spec.intc.accept),
-      next_accept_(spec.topology.nr_cpus(), Picos::zero()) {
+      router_(spec.topology.nr_packages(), spec.intc.router_service),
+      next_accept_(spec.topology.nr_cpus(), Picos::zero()),
+      door_(spec.topology.nr_cpus()) {
     if (cpus_.size() != spec_.topology.nr_cpus()) {
         throw std::invalid_argument(fmt::format("delivery fabric: {} CPUs given, machine \"{}\" has {}", cpus_.size(),
                                                 spec_.name, spec_.topology.nr_cpus()));
@@ -43,7 +45,7 @@ uint32_t DeliveryFabric::allocate(const Message& m) {
     return i;
 }
 
-void DeliveryFabric::send(CpuId sender, CpuId target, uint32_t vector, DeliveryMode mode) {
+void DeliveryFabric::check(CpuId sender, CpuId target, DeliveryMode mode) const {
     const uint32_t n = spec_.topology.nr_cpus();
     if (sender >= n || target >= n) {
         throw std::out_of_range(
@@ -55,17 +57,55 @@ void DeliveryFabric::send(CpuId sender, CpuId target, uint32_t vector, DeliveryM
     if (mode == DeliveryMode::rar && !rar_hook_) {
         throw std::logic_error("delivery fabric: RAR message but no RAR hook is registered");
     }
+}
+
+Picos DeliveryFabric::route(CpuId sender) {
+    if (sender >= spec_.topology.nr_cpus()) {
+        throw std::out_of_range(
+            fmt::format("delivery fabric: message from cpu{} on a {}-CPU machine", sender, spec_.topology.nr_cpus()));
+    }
+    return router_.reserve(spec_.topology.package_of(sender), eng_.now());
+}
+
+Picos DeliveryFabric::send(CpuId sender, CpuId target, uint32_t vector, DeliveryMode mode) {
+    check(sender, target, mode);
+    const Picos wait = route(sender);
+    enqueue(sender, target, vector, mode, wait);
+    return wait;
+}
+
+void DeliveryFabric::send_routed(CpuId sender, CpuId target, uint32_t vector, DeliveryMode mode, Picos wait) {
+    check(sender, target, mode);
+    enqueue(sender, target, vector, mode, wait);
+}
+
+void DeliveryFabric::enqueue(CpuId sender, CpuId target, uint32_t vector, DeliveryMode mode, Picos wait) {
     ++stats_.messages;
-    const uint32_t i = allocate(Message{sender, target, vector, mode, eng_.now()});
+    const uint32_t i = allocate(Message{sender, target, vector, mode, eng_.now() + wait});
+    if (wait == Picos::zero()) {
+        enter(i);
+    } else {
+        ++routing_;
+        eng_.schedule_in(wait, &DeliveryFabric::on_routed, this, i, kFabricTagBase + target, sim::Priority::Urgent);
+    }
+    stats_.max_in_flight = std::max(stats_.max_in_flight, in_flight());
+    if (Observer* o = observer())
+        o->message_sent({sender, target, vector, mode == DeliveryMode::rar, i, in_flight(), eng_.now()});
+}
+
+void DeliveryFabric::on_routed(void* obj, uint32_t i) {
+    auto& f = *static_cast<DeliveryFabric*>(obj);
+    --f.routing_;
+    f.enter(i);
+}
+
+void DeliveryFabric::enter(uint32_t i) {
     if (occupied_ < capacity_) {
         start(i);
     } else {
         ++stats_.slot_waits;
         waiting_.push_back(i);
     }
-    stats_.max_in_flight = std::max(stats_.max_in_flight, in_flight());
-    if (Observer* o = observer())
-        o->message_sent({sender, target, vector, mode == DeliveryMode::rar, i, in_flight(), eng_.now()});
 }
 
 void DeliveryFabric::start(uint32_t i) {
@@ -97,6 +137,29 @@ void DeliveryFabric::on_deliver(void* obj, uint32_t i) {
 }
 
 void DeliveryFabric::deliver(uint32_t i) {
+    Message& m = messages_[i];
+    if (m.mode == DeliveryMode::rar && rar_busy_) {
+        std::deque<uint32_t>& door = door_[m.target];
+        if (!door.empty() || rar_busy_(m.target)) {
+            ++stats_.door_waits;
+            m.queued_at = eng_.now();
+            door.push_back(i);
+            return;
+        }
+    }
+    accept(i);
+}
+
+void DeliveryFabric::rar_ready(CpuId target) {
+    std::deque<uint32_t>& door = door_.at(target);
+    if (door.empty()) return;
+    const uint32_t i = door.front();
+    door.pop_front();
+    stats_.door_wait_time += eng_.now() - messages_[i].queued_at;
+    accept(i);
+}
+
+void DeliveryFabric::accept(uint32_t i) {
     const Message m = messages_[i];
     free_.push_back(i);
     --occupied_;
@@ -108,6 +171,7 @@ void DeliveryFabric::deliver(uint32_t i) {
     }
     if (Observer* o = observer())
         o->message_delivered({m.sender, m.target, m.vector, m.mode == DeliveryMode::rar, i, in_flight(), eng_.now()});
+    if (accept_hook_) accept_hook_(m.sender, m.target, m.mode);
     if (m.mode == DeliveryMode::rar) {
         ++stats_.rar_messages;
         rar_hook_(m.target, m.sender);

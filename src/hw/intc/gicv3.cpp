@@ -36,9 +36,11 @@ sim::Task<> Gicv3::write_sgi1r(Cpu& sender, uint64_t cluster_id, uint16_t target
     }
     ++stats_.register_writes;
     co_await sender.stall(params().sgi1r_write);
+    group_.clear();
     for (const CpuId c : it->second) {
-        if ((target_list & (1U << (mpidr(c) & 0xF))) != 0) post(sender, c, vector, mode);
+        if ((target_list & (1U << (mpidr(c) & 0xF))) != 0) group_.push_back(c);
     }
+    if (!group_.empty()) post_group(sender, group_, vector, mode);  // one message for the router
 }
 
 sim::Task<> Gicv3::dsb_st(Cpu& cpu) {

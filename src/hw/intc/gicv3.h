@@ -32,7 +32,8 @@ public:
     [[nodiscard]] static uint64_t sgi_cluster_id(uint64_t mpidr) { return mpidr & ~uint64_t{0xF}; }
 
     // One ICC_SGI1R_EL1 write: SGI `vector` to the CPUs of group `cluster_id` whose bit
-    // (MPIDR & 0xF) is set in `target_list`, in CPU order, when the write retires.
+    // (MPIDR & 0xF) is set in `target_list`, in CPU order, when the write retires (one message
+    // for the interrupt router, DeliveryFabric::route).
     sim::Task<> write_sgi1r(Cpu& sender, uint64_t cluster_id, uint16_t target_list, uint32_t vector,
                             DeliveryMode mode = DeliveryMode::fixed);
     sim::Task<> dsb_st(Cpu& cpu);
@@ -45,6 +46,7 @@ private:
 
     const Gicv3Params* params_ = nullptr;
     std::map<uint64_t, std::vector<CpuId>> groups_;  // SGI cluster id -> its CPUs, ascending
+    std::vector<CpuId> group_;                       // scratch: the targets of one SGI1R write
 };
 
 }  // namespace ipisim::hw

@@ -7,7 +7,9 @@
 //   const config::Schema<MyParams>& my_schema();   // .param("doorbell", ...).cost()
 //   const hw::IntcRegistration<MyIntc, MyParams> reg("my_intc", "what it is", {Arch::x86}, my_schema);
 //
-// The hardware reads its parameters back with intc_params<MyParams>(spec).
+// The hardware reads its parameters back with intc_params<MyParams>(spec). Optional last
+// arguments: a topology check (what the controller cannot address) and a fabric check (what
+// its parameters contradict in [intc.fabric]).
 #pragma once
 
 #include <toml++/toml.h>
@@ -27,6 +29,13 @@ namespace ipisim::hw {
 
 class InterruptController;
 
+// A problem of a controller's parameters together with the delivery fabric, reported at
+// intc.fabric.KEY; an empty problem is fine.
+struct FabricProblem {
+    std::string key;
+    std::string problem;
+};
+
 struct IntcType {
     std::string name;
     std::string description;
@@ -38,6 +47,9 @@ struct IntcType {
     std::function<config::SchemaInfo()> params_info;
     // What the controller cannot address on a topology ("" = fine), e.g. xAPIC's 8-bit ids.
     std::function<std::string(const Topology&)> topology_problem;
+    // What the parameters contradict in the fabric (spec: [intc.params] and [intc.fabric] read),
+    // e.g. xAPIC's ICR busy time that must include the router's occupancy.
+    std::function<FabricProblem(const IntcSpec&)> fabric_problem;
     std::function<std::unique_ptr<InterruptController>()> create;
 
     [[nodiscard]] bool exists_on(Arch a) const;
@@ -60,8 +72,10 @@ const P& intc_params(const MachineSpec& spec) {
 template <class Impl, class P>
 struct IntcRegistration {
     using Check = std::string (*)(const Topology&);
+    using FabricCheck = FabricProblem (*)(const P&, const IntcSpec&);
     IntcRegistration(const char* name, const char* description, std::vector<Arch> archs,
-                     const config::Schema<P>& (*schema)(), Check topology_problem = nullptr) {
+                     const config::Schema<P>& (*schema)(), Check topology_problem = nullptr,
+                     FabricCheck fabric_problem = nullptr) {
         IntcType t;
         t.name = name;
         t.description = description;
@@ -77,6 +91,10 @@ struct IntcRegistration {
         t.params_info = [schema] { return schema().info(); };
         t.topology_problem = [topology_problem](const Topology& topo) {
             return topology_problem != nullptr ? topology_problem(topo) : std::string();
+        };
+        t.fabric_problem = [fabric_problem](const IntcSpec& spec) {
+            return fabric_problem != nullptr ? fabric_problem(std::any_cast<const P&>(spec.params), spec)
+                                             : FabricProblem{};
         };
         t.create = [] { return std::make_unique<Impl>(); };
         sim::catalog().push_back(sim::CatalogEntry{"intc", name, description});

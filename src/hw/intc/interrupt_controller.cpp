@@ -14,11 +14,20 @@ void InterruptController::attach(sim::Engine& eng, const MachineSpec& spec, std:
     eng_ = &eng;
     spec_ = &spec;
     fabric_ = std::make_unique<DeliveryFabric>(eng, spec, std::move(cpus));
+    fabric_->set_accept_hook(
+        [this](CpuId sender, CpuId target, DeliveryMode mode) { on_accepted(sender, target, mode); });
     on_attach();
 }
 
-void InterruptController::post(const Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode) {
-    fabric_->send(sender.id(), target, vector, mode);
+sim::Picos InterruptController::post(const Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode) {
+    return fabric_->send(sender.id(), target, vector, mode);
+}
+
+sim::Picos InterruptController::post_group(const Cpu& sender, const std::vector<CpuId>& targets, uint32_t vector,
+                                           DeliveryMode mode) {
+    const sim::Picos wait = fabric_->route(sender.id());
+    for (const CpuId target : targets) fabric_->send_routed(sender.id(), target, vector, mode, wait);
+    return wait;
 }
 
 std::unique_ptr<InterruptController> make_interrupt_controller(const MachineSpec& spec, sim::Engine& eng,

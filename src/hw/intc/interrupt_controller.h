@@ -53,14 +53,24 @@ public:
     [[nodiscard]] const MachineSpec& spec() const { return *spec_; }
     [[nodiscard]] const Topology& topology() const { return spec_->topology; }
     [[nodiscard]] uint32_t nr_cpus() const { return spec_->topology.nr_cpus(); }
+    // Whether a RAR-mode message is a request/reply round trip (docs/mechanisms.md §3.5): the
+    // target's local APIC accepts it only while its RAR microcode is not processing (the
+    // platform then gates the fabric's RAR acceptance on hw::Rar), and the sender sees the reply.
+    [[nodiscard]] virtual bool rar_round_trip() const { return false; }
 
 protected:
     // Per-machine state (e.g. one ICR per CPU, id lookup tables), after attach().
     virtual void on_attach() {}
+    // The target's controller accepted a message this controller sent (DeliveryFabric).
+    virtual void on_accepted(CpuId /*sender*/, CpuId /*target*/, DeliveryMode /*mode*/) {}
 
     [[nodiscard]] sim::Engine& engine() const { return *eng_; }
     // The message leaves the sender's controller now (the triggering write has retired).
-    void post(const Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode);
+    // Returns how long it waits for the package's interrupt router (DeliveryFabric::send).
+    sim::Picos post(const Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode);
+    // One write addressed to several CPUs (a logical cluster, a GICv3 target list): one
+    // message for the router, one copy to each target, in the order given. Returns the wait.
+    sim::Picos post_group(const Cpu& sender, const std::vector<CpuId>& targets, uint32_t vector, DeliveryMode mode);
 
     IntcStats stats_;
 

@@ -57,9 +57,11 @@ sim::Task<> X2apic::write_icr(Cpu& sender, uint32_t dest, DestMode mode, uint32_
     if (cluster >= cluster_cpus_.size()) {
         throw std::invalid_argument(fmt::format("x2APIC ICR write to unknown cluster {}", cluster));
     }
+    group_.clear();
     for (const CpuId c : cluster_cpus_[cluster]) {
-        if ((dest & logical_id(apic_id(c)) & 0xFFFF) != 0) post(sender, c, vector, delivery);
+        if ((dest & logical_id(apic_id(c)) & 0xFFFF) != 0) group_.push_back(c);
     }
+    if (!group_.empty()) post_group(sender, group_, vector, delivery);  // one message for the router
 }
 
 namespace {

@@ -36,7 +36,8 @@ public:
     sim::Task<> wrmsr_fence(Cpu& sender);
     // One WRMSR of the ICR (native_x2apic_icr_write). When it retires the message enters the
     // fabric for each CPU the destination names: physical, the CPU with that x2APIC id;
-    // logical, the CPUs of cluster dest >> 16 whose bit is set in dest & 0xFFFF, in CPU order.
+    // logical, the CPUs of cluster dest >> 16 whose bit is set in dest & 0xFFFF, in CPU order,
+    // as one message for the package's interrupt router (DeliveryFabric::route).
     sim::Task<> write_icr(Cpu& sender, uint32_t dest, DestMode mode, uint32_t vector,
                           DeliveryMode delivery = DeliveryMode::fixed);
 
@@ -47,6 +48,7 @@ private:
     const X2apicParams* params_ = nullptr;
     std::vector<CpuId> cpu_of_id_;                  // x2APIC id -> CPU
     std::vector<std::vector<CpuId>> cluster_cpus_;  // cluster -> its CPUs, ascending
+    std::vector<CpuId> group_;                      // scratch: the targets of one logical write
 };
 
 }  // namespace ipisim::hw

@@ -16,6 +16,16 @@ namespace {
 
 constexpr CpuId kNoCpu = ~CpuId{0};
 constexpr uint64_t kMaxXapicId = 0xFE;
+constexpr const char* kRoundTrip = "rar_round_trip = true";
+
+// The ICR busy time includes the router's occupancy (docs/mechanisms.md §3.5).
+FabricProblem xapic_fabric_problem(const XapicParams& p, const IntcSpec& intc) {
+    if (p.icr_busy >= intc.router_service) return {};
+    return {"router_service",
+            fmt::format("{} is longer than intc.params.icr_busy {}: the ICR stays busy until the router has taken the "
+                        "message",
+                        sim::to_string(intc.router_service), sim::to_string(p.icr_busy))};
+}
 
 }  // namespace
 
@@ -24,10 +34,20 @@ const config::Schema<XapicParams>& xapic_params_schema() {
         config::Schema<XapicParams> p("machine.intc.params", "xAPIC (MMIO interface)");
         p.param("icr_write", &XapicParams::icr_write, "one ICR or ICR2 MMIO write").cost();
         p.param("icr_read", &XapicParams::icr_read, "one ICR MMIO read (a poll of the delivery-status bit)").cost();
-        p.param("icr_busy", &XapicParams::icr_busy, "delivery-status busy time after a send").cost();
+        p.param("icr_busy", &XapicParams::icr_busy,
+                "delivery-status busy time after a send, uncontended (the package router's occupancy included)")
+            .cost();
         p.param("icr_busy_per_inflight", &XapicParams::icr_busy_per_inflight,
                 "extra busy time per interrupt message already in flight")
             .cost();
+        p.param("rar_round_trip", &XapicParams::rar_round_trip,
+                "a RAR-mode send (APIC_DM_RAR, the remote-read encoding) is a request/reply round trip: the target "
+                "accepts it only while its RAR microcode is idle, the sender's ICR stays busy until the reply")
+            .sets(kRoundTrip, [](const XapicParams& v) { return v.rar_round_trip; });
+        p.param("rar_reply", &XapicParams::rar_reply,
+                "round trip: from the target's acceptance of a RAR to the sender's delivery status idle")
+            .cost()
+            .when(kRoundTrip);
         return p;
     }();
     return s;
@@ -44,57 +64,82 @@ void XapicMmio::on_attach() {
     params_ = &intc_params<XapicParams>(spec());
     cpu_of_id_.assign(kMaxXapicId + 1, kNoCpu);
     for (CpuId c = 0; c < nr_cpus(); ++c) cpu_of_id_.at(apic_id(c)) = c;
-    icr2_.assign(nr_cpus(), 0);
-    icr_idle_at_.assign(nr_cpus(), Picos::zero());
+    icr_.clear();
+    for (CpuId c = 0; c < nr_cpus(); ++c) icr_.push_back(std::make_unique<Icr>());
 }
 
-void XapicMmio::set_icr_busy(const Cpu& sender) {
-    icr_idle_at_[sender.id()] =
-        sender.now() + params().icr_busy + params().icr_busy_per_inflight * fabric().in_flight();
+void XapicMmio::set_icr_busy(const Cpu& sender, Picos router_wait, Picos load) {
+    icr_[sender.id()]->idle_at = sender.now() + params().icr_busy + router_wait + load;
 }
 
-Picos XapicMmio::icr_busy_left(const Cpu& sender) const {
-    const Picos idle_at = icr_idle_at_[sender.id()];
-    return idle_at > sender.now() ? idle_at - sender.now() : Picos::zero();
+void XapicMmio::on_accepted(CpuId sender, CpuId /*target*/, DeliveryMode mode) {
+    if (mode != DeliveryMode::rar || !params().rar_round_trip) return;
+    Icr& icr = *icr_.at(sender);
+    if (!icr.awaiting_reply) throw std::logic_error("xAPIC: a RAR reply nobody is waiting for");
+    icr.awaiting_reply = false;
+    icr.idle_at = engine().now() + params().rar_reply;
+    icr.reply.notify_all();
 }
 
 // Not a coroutine (no frame of its own on the hot path): ICR2 latches the destination at once.
 sim::Task<> XapicMmio::write_icr2(Cpu& sender, uint32_t apic_id) {
-    icr2_[sender.id()] = apic_id;
+    icr_[sender.id()]->icr2 = apic_id;
     return sender.stall(params().icr_write);
 }
 
 sim::Task<> XapicMmio::write_icr(Cpu& sender, uint32_t vector, DeliveryMode mode) {
     ++stats_.register_writes;
     co_await sender.stall(params().icr_write);
-    const uint32_t dest = icr2_[sender.id()];
+    Icr& icr = *icr_[sender.id()];
+    const uint32_t dest = icr.icr2;
     if (dest >= cpu_of_id_.size() || cpu_of_id_[dest] == kNoCpu) {
         throw std::invalid_argument(fmt::format("xAPIC ICR write to unknown APIC id {}", dest));
     }
-    set_icr_busy(sender);
-    post(sender, cpu_of_id_[dest], vector, mode);
+    if (icr.awaiting_reply) throw std::logic_error("xAPIC: ICR written while a RAR round trip is pending");
+    if (mode == DeliveryMode::rar && params().rar_round_trip) {
+        icr.awaiting_reply = true;  // busy until on_accepted() knows the reply's time
+        post(sender, cpu_of_id_[dest], vector, mode);
+        co_return;
+    }
+    const Picos load = params().icr_busy_per_inflight * fabric().in_flight();
+    const Picos router_wait = post(sender, cpu_of_id_[dest], vector, mode);
+    set_icr_busy(sender, router_wait, load);
 }
 
+// Not a coroutine when the busy end is known.
 sim::Task<> XapicMmio::read_icr_until_idle(Cpu& sender) {
-    const Picos busy = icr_busy_left(sender);
+    if (icr_[sender.id()]->awaiting_reply) return read_icr_until_reply(sender);
+    return read_icr_from(sender, sender.now());
+}
+
+sim::Task<> XapicMmio::read_icr_until_reply(Cpu& sender) {
+    const Picos start = sender.now();
+    Icr& icr = *icr_[sender.id()];
+    while (icr.awaiting_reply) co_await sender.wait_on(icr.reply);  // IRQs are off: one wake-up
+    co_await read_icr_from(sender, start);
+}
+
+sim::Task<> XapicMmio::read_icr_from(Cpu& sender, Picos start) {
+    const Picos idle_at = icr_[sender.id()]->idle_at;
+    const Picos busy = idle_at > start ? idle_at - start : Picos::zero();
     const Picos read = params().icr_read;
     uint64_t polls = 1;
-    Picos wait = std::max(busy, read);
+    Picos end = start + std::max(busy, read);
     if (read > Picos::zero()) {
         polls = std::max<uint64_t>(1, (busy.count() + read.count() - 1) / read.count());
-        wait = read * polls;
+        end = start + read * polls;
     }
     stats_.icr_polls += polls;
-    return sender.stall(wait);
+    return sender.stall(end - sender.now());
 }
 
 namespace {
 
 const IntcRegistration<XapicMmio, XapicParams> reg(
     "xapic_mmio",
-    "xAPIC MMIO, Linux physical mode: per target wait for the own ICR idle (busy grows with IPIs in flight), "
-    "write ICR2 and ICR",
-    {Arch::x86}, xapic_params_schema, xapic_topology_problem);
+    "xAPIC MMIO, Linux physical mode: per target wait for the own ICR idle (until the package router took the "
+    "message; RAR round trip: until the target's reply), write ICR2 and ICR",
+    {Arch::x86}, xapic_params_schema, xapic_topology_problem, xapic_fabric_problem);
 
 }  // namespace
 

@@ -126,6 +126,7 @@ sim::Proc Rar::microcode(CpuId cpu) {
             co_await scan(cpu);
         }
         pc.processing = false;
+        if (idle_hook_) idle_hook_(cpu);
     }
 }
 

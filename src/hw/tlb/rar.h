@@ -16,7 +16,12 @@
 // Memory::spin_until until action_byte() is no longer PENDING.
 //
 // Target side: the fabric calls deliver(target, sender) at delivery. If the target's
-// microcode is processing, a rescan is marked; otherwise it starts. Processing: if the CPU
+// microcode is processing, a rescan is marked; otherwise it starts. Round trip (xAPIC
+// rar_round_trip, docs/mechanisms.md §3.5; wired by hw::Platform): the target's local APIC
+// accepts a RAR only while processing(target) is false, so the fabric holds a RAR that finds
+// the microcode busy at the target's door, and the idle hook, called when the microcode stops,
+// lets the next one in; the sender's ICR is busy until the reply to the acceptance (hw/intc/
+// xapic_mmio.h). Deliveries then never find the microcode busy. Processing: if the CPU
 // sits in a non-polling C-state, first its exit latency; then a scan loads the action vector
 // words one by one and, for each PENDING slot, loads the payload line, works
 // tlb.rar_per_payload, applies the invalidation to the target's TLB, and stores SUCCESS into
@@ -27,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -94,6 +100,9 @@ public:
     // The interrupt controller's RAR-mode delivery hook.
     void deliver(CpuId target, CpuId sender);
     [[nodiscard]] bool processing(CpuId cpu) const { return per_cpu_.at(cpu)->processing; }
+    // Called when a CPU's microcode stops processing (its last scan found no new delivery):
+    // the round-trip fabric accepts the next RAR waiting at that CPU's door.
+    void set_idle_hook(std::function<void(CpuId)> hook) { idle_hook_ = std::move(hook); }
     [[nodiscard]] const RarStats& stats(CpuId cpu) const { return per_cpu_.at(cpu)->stats; }
     [[nodiscard]] RarStats total_stats() const;
 
@@ -128,6 +137,7 @@ private:
     std::vector<RarPayload> payloads_;
     std::vector<SimVar*> payload_lines_;
     std::vector<std::unique_ptr<PerCpu>> per_cpu_;
+    std::function<void(CpuId)> idle_hook_;
 };
 
 }  // namespace ipisim::hw
