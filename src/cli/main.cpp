@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
     CLI::Option* seed_opt = run->add_option("--seed", seed, "override experiment.seed");
     run->add_option("--set", run_args.overrides, "override a value: key=value (repeatable)")->allow_extra_args(false);
     run->add_option("--out", run_args.out_dir, "output directory (default: results/<experiment name>)");
+    run->add_option("--jobs,-j", run_args.jobs, "threads running sweep points (default: one per CPU)")
+        ->check(CLI::PositiveNumber);
     run->callback([&] {
         if (seed_opt->count() > 0) run_args.seed = seed;
         command = [&] { return cli::run_command(run_args, dirs); };
@@ -78,6 +80,10 @@ int main(int argc, char** argv) {
     reproduce->add_option("--out", reproduce_args.out_dir, "output directory (one folder per experiment)")
         ->capture_default_str();
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
+    reproduce
+        ->add_option("--jobs,-j", reproduce_args.jobs,
+                     "threads running the points of every experiment (default: one per CPU)")
+        ->check(CLI::PositiveNumber);
     reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
 
     std::string xml_path;

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "config/error.h"
+#include "experiment/parallel.h"
 #include "experiment/session.h"
 #include "report/text_table.h"
 
@@ -82,18 +84,25 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
         std::string fingerprint;
     };
     std::vector<Done> done;
+    std::vector<experiment::SessionRun> runs;
     for (experiment::PreparedExperiment& p : prepared) {
-        const experiment::Experiment& e = p.experiment;
+        runs.push_back(experiment::SessionRun{&p, std::filesystem::path(args.out_dir) / p.experiment.name()});
+    }
+    experiment::SessionOptions options;
+    options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    options.hooks.finished = [&](size_t x, size_t point, const report::ResultRow&) {
+        const experiment::Experiment& e = prepared[x].experiment;
+        fmt::print(stderr, "  [{}/{}] {}\n", point + 1, e.points(), e.name());
+    };
+    experiment::run_session(runs, options, [&](size_t x, experiment::RunReport& report) {
+        const experiment::Experiment& e = prepared[x].experiment;
         fmt::print("==== {} — {}\n", e.name(), e.table.description);
-        const experiment::RunReport report = experiment::run_and_report(
-            p, std::filesystem::path(args.out_dir) / e.name(), [&](size_t point, const report::ResultRow&) {
-                fmt::print(stderr, "  [{}/{}] {}\n", point + 1, e.points(), e.name());
-            });
         fmt::print("{}", report.text);
         fmt::print("{}\n", render_profiles(report.results));
+        std::fflush(stdout);
         done.push_back({e.name(), report.results.rows.size(), report.events, report.host_seconds,
                         report::fingerprint_hex(report::combined_fingerprint(report.results.rows))});
-    }
+    });
     fmt::print("==== summary\n");
     for (const Done& d : done) {
         fmt::print("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name, d.rows, d.events,

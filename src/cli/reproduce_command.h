@@ -1,4 +1,4 @@
-// `ipisim reproduce [--out DIR] [--only NAME]...`: runs every seed experiment
+// `ipisim reproduce [--out DIR] [--only NAME]... [--jobs N]`: runs every seed experiment
 // (experiments/seed*.toml) with its default machine and prints, per experiment, the predicted
 // table with published values and the error per cell where the seed publishes them, and a
 // perf-report-like profile of where CPU time goes. Results of each go to DIR/<name>/.
@@ -14,6 +14,7 @@ namespace ipisim::cli {
 struct ReproduceArgs {
     std::string out_dir = "results";
     std::vector<std::string> only;  // experiment names; empty: every seed experiment
+    unsigned jobs = 0;              // threads running points (of every experiment); 0: one per CPU
 };
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "config/error.h"
+#include "experiment/parallel.h"
 #include "experiment/session.h"
 #include "report/text_table.h"
 
@@ -24,14 +25,16 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
 
     const std::filesystem::path out =
         args.out_dir.empty() ? std::filesystem::path("results") / e.name() : std::filesystem::path(args.out_dir);
-    const experiment::RunReport report =
-        experiment::run_and_report(prepared, out, [&](size_t point, const report::ResultRow& row) {
+    const experiment::RunReport report = experiment::run_and_report(
+        prepared, out,
+        [&](size_t point, const report::ResultRow& row) {
             std::string swept;
             for (const experiment::SweepKey& s : e.sweep) {
                 swept += fmt::format(" {}={}", s.name, report::cell_text(row.params[s.name]));
             }
             fmt::print(stderr, "[{}/{}]{}\n", point + 1, e.points(), swept);
-        });
+        },
+        args.jobs > 0 ? args.jobs : experiment::default_jobs());
 
     fmt::print("{}", report.text);
     fmt::print(stderr, "{} points, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n",

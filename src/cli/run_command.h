@@ -1,4 +1,4 @@
-// `ipisim run FILE.toml [--seed N] [--set key=value]... [--out DIR]`.
+// `ipisim run FILE.toml [--seed N] [--set key=value]... [--out DIR] [--jobs N]`.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@ struct RunArgs {
     std::optional<uint64_t> seed;        // overrides experiment.seed
     std::vector<std::string> overrides;  // "key=value", applied in order before --seed
     std::string out_dir;                 // default: results/<experiment name>
+    unsigned jobs = 0;                   // threads running points; 0: one per CPU
 };
 
 // Prints the summary table and fingerprint on stdout, progress and host time on stderr.

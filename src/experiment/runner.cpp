@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <mutex>
+
 #include "config/error.h"
+#include "experiment/parallel.h"
 #include "experiment/system.h"
 #include "report/results_files.h"
 #include "sim/registry.h"
@@ -21,6 +25,19 @@ void check_architecture(const Experiment& e, const kernel::MachineInfo& machine)
         throw config::ConfigError(
             e.machine_file, e.machine_line, "experiment.machine",
             fmt::format("the {} workload models x86 code; machine {} is not x86", e.table.workload, machine.name()));
+    }
+}
+
+// A metric that is not a finite number (0/0, x/0) has no value JSON can hold: null, with the
+// reason beside it, so it is never written silently.
+void name_undefined_metrics(report::ResultRow& row) {
+    for (auto it = row.metrics.begin(); it != row.metrics.end(); ++it) {
+        nlohmann::ordered_json& value = it.value();
+        if (!value.is_number_float() || std::isfinite(value.get<double>())) continue;
+        const double v = value.get<double>();
+        const std::string reason = std::isnan(v) ? "0/0: nothing was measured in the window" : "a division by zero";
+        value = nullptr;
+        row.undefined[it.key()] = reason;
     }
 }
 
@@ -56,40 +73,53 @@ PreparedExperiment prepare_experiment(const Experiment& e, const std::string& ma
     return out;
 }
 
+report::ResultRow run_point(PreparedExperiment& prepared, size_t point) {
+    const Experiment& e = prepared.experiment;
+    PreparedPoint& p = prepared.points.at(point);
+    workload::RunResult run;
+    if (prepared.machine) {
+        System sys(prepared.machine->spec, p.kernel);
+        run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+        sys.record_run(run);
+        if (e.workload.traits.reports_profile) run.profile = sys.profile();
+    } else {
+        run = p.workload->run(workload::RunContext{e.seed(), nullptr});
+    }
+    report::ResultRow row;
+    row.params = p.row_params;
+    row.metrics = run.metrics;
+    row.profile = run.profile;
+    row.fingerprint = run.fingerprint;
+    row.events = run.events;
+    row.simulated_seconds = run.simulated_seconds;
+    row.point = point;
+    name_undefined_metrics(row);
+    return row;
+}
+
 report::ExperimentResults run_prepared(PreparedExperiment& prepared,
-                                       const std::function<void(size_t point, const report::ResultRow&)>& on_row) {
+                                       const std::function<void(size_t point, const report::ResultRow&)>& on_row,
+                                       unsigned jobs) {
     const Experiment& e = prepared.experiment;
     report::ExperimentResults results;
     results.experiment = e.name();
     results.seed = e.seed();
     for (const SweepKey& s : e.sweep) results.swept.push_back(s.name);
-    for (size_t point = 0; point < prepared.points.size(); ++point) {
-        PreparedPoint& p = prepared.points[point];
-        workload::RunResult run;
-        if (prepared.machine) {
-            System sys(prepared.machine->spec, p.kernel);
-            run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
-            sys.record_run(run);
-            if (e.workload.traits.reports_profile) run.profile = sys.profile();
-        } else {
-            run = p.workload->run(workload::RunContext{e.seed(), nullptr});
+    std::mutex reporting;
+    results.rows = run_parallel<report::ResultRow>(jobs, prepared.points.size(), [&](size_t point) {
+        report::ResultRow row = run_point(prepared, point);
+        if (on_row) {
+            std::lock_guard<std::mutex> guard(reporting);
+            on_row(point, row);
         }
-        report::ResultRow row;
-        row.params = p.row_params;
-        row.metrics = run.metrics;
-        row.profile = run.profile;
-        row.fingerprint = run.fingerprint;
-        row.events = run.events;
-        row.simulated_seconds = run.simulated_seconds;
-        if (on_row) on_row(point, row);
-        results.rows.push_back(std::move(row));
-    }
+        return row;
+    });
     return results;
 }
 
 report::ExperimentResults run_experiment(const Experiment& e, const RunOptions& options) {
     PreparedExperiment prepared = prepare_experiment(e, options.machines_dir);
-    return run_prepared(prepared, options.on_row);
+    return run_prepared(prepared, options.on_row, options.jobs);
 }
 
 void write_experiment_outputs(const PreparedExperiment& prepared, const report::ExperimentResults& results,

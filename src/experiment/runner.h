@@ -38,13 +38,21 @@ struct PreparedExperiment {
 // or "--set") and line.
 PreparedExperiment prepare_experiment(const Experiment& e, const std::string& machines_dir);
 
-// Runs every point in sweep order; on_row (may be empty) is called after each.
+// Runs one point on a system of its own. Points share only read-only state (the machine spec,
+// the registries), so different points may run on different threads at once.
+report::ResultRow run_point(PreparedExperiment& prepared, size_t point);
+
+// Runs every point on `jobs` threads (parallel.h); the rows are in sweep order and identical
+// whatever the number. on_row (may be empty) is called after each point, one call at a time,
+// in the order points finish.
 report::ExperimentResults run_prepared(PreparedExperiment& prepared,
-                                       const std::function<void(size_t point, const report::ResultRow&)>& on_row);
+                                       const std::function<void(size_t point, const report::ResultRow&)>& on_row,
+                                       unsigned jobs = 1);
 
 struct RunOptions {
     std::string machines_dir;  // where experiment.machine is looked up
     std::function<void(size_t point, const report::ResultRow&)> on_row;
+    unsigned jobs = 1;  // threads running points
 };
 
 // prepare_experiment + run_prepared.

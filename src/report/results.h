@@ -11,10 +11,13 @@ namespace ipisim::report {
 struct ResultRow {
     nlohmann::ordered_json params = nlohmann::ordered_json::object();   // every parameter
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();  // as the workload named them
+    // Metrics the point cannot define (0/0): null in `metrics`, and here the reason.
+    nlohmann::ordered_json undefined = nlohmann::ordered_json::object();
     nlohmann::ordered_json profile = nlohmann::ordered_json::object();  // {"function (activity)": CPU-time share}
     uint64_t fingerprint = 0;                                           // the engine's fingerprint
     uint64_t events = 0;
     double simulated_seconds = 0;
+    size_t point = 0;  // the sweep point (index in sweep order)
 };
 
 struct ExperimentResults {

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
+
+#include "report/atomic_file.h"
 
 namespace ipisim::report {
 
@@ -39,20 +40,57 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
+nlohmann::ordered_json row_json(const ResultRow& row) {
+    nlohmann::ordered_json r;
+    r["point"] = row.point;
+    r["params"] = row.params;
+    r["metrics"] = row.metrics;
+    if (!row.undefined.empty()) r["undefined"] = row.undefined;
+    if (!row.profile.empty()) r["profile"] = row.profile;
+    r["fingerprint"] = fingerprint_hex(row.fingerprint);
+    r["events"] = row.events;
+    r["simulated_seconds"] = row.simulated_seconds;
+    return r;
+}
+
+ResultRow row_from_json(const nlohmann::ordered_json& j) {
+    auto field = [&](const char* name) -> const nlohmann::ordered_json& {
+        if (!j.is_object() || !j.contains(name)) throw std::runtime_error(fmt::format("a row has no \"{}\"", name));
+        return j[name];
+    };
+    auto object = [&](const char* name) {
+        const nlohmann::ordered_json& v = field(name);
+        if (!v.is_object()) throw std::runtime_error(fmt::format("a row's \"{}\" is not an object", name));
+        return v;
+    };
+    ResultRow row;
+    try {
+        row.point = field("point").get<size_t>();
+        row.params = object("params");
+        row.metrics = object("metrics");
+        if (j.contains("undefined")) row.undefined = object("undefined");
+        if (j.contains("profile")) row.profile = object("profile");
+        const std::string fp = field("fingerprint").get<std::string>();
+        size_t used = 0;
+        row.fingerprint = std::stoull(fp, &used, 16);
+        if (used != fp.size() || fp.size() != 16) throw std::runtime_error("a row's fingerprint is not 16 hex digits");
+        row.events = field("events").get<uint64_t>();
+        row.simulated_seconds = field("simulated_seconds").get<double>();
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(fmt::format("a row has a value of the wrong type ({})", e.what()));
+    } catch (const std::logic_error& e) {  // std::stoull
+        throw std::runtime_error("a row's fingerprint is not 16 hex digits");
+    }
+    return row;
+}
+
 nlohmann::ordered_json results_json(const ExperimentResults& results) {
     nlohmann::ordered_json j;
     j["experiment"] = results.experiment;
     j["seed"] = results.seed;
     j["fingerprint"] = fingerprint_hex(combined_fingerprint(results.rows));
     j["rows"] = nlohmann::ordered_json::array();
-    for (const ResultRow& row : results.rows) {
-        nlohmann::ordered_json r;
-        r["params"] = row.params;
-        r["metrics"] = row.metrics;
-        if (!row.profile.empty()) r["profile"] = row.profile;
-        r["fingerprint"] = fingerprint_hex(row.fingerprint);
-        j["rows"].push_back(std::move(r));
-    }
+    for (const ResultRow& row : results.rows) j["rows"].push_back(row_json(row));
     return j;
 }
 
@@ -80,15 +118,7 @@ std::string results_csv(const ExperimentResults& results) {
 }
 
 void write_text_file(const std::filesystem::path& path, const std::string& text) {
-    std::error_code ec;
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec)
-        throw std::runtime_error(
-            fmt::format("{}: cannot create directory: {}", path.parent_path().string(), ec.message()));
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write file", path.string()));
+    write_file_atomically(path, text);
 }
 
 }  // namespace ipisim::report
