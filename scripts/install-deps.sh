@@ -7,6 +7,7 @@ PKGS=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhwloc-dev hwloc
   clang-format clang-tidy
+  parallel
 )
 missing=()
 for p in "${PKGS[@]}"; do

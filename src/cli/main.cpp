@@ -9,10 +9,12 @@
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
+#include "cli/merge_command.h"
 #include "cli/params_command.h"
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
 #include "config/error.h"
+#include "experiment/shard.h"
 
 namespace {
 
@@ -70,8 +72,24 @@ int main(int argc, char** argv) {
     run->add_option("--out", run_args.out_dir, "output directory (default: results/<experiment name>)");
     run->add_option("--jobs,-j", run_args.jobs, "threads running sweep points (default: one per CPU)")
         ->check(CLI::PositiveNumber);
+    std::string shard_text;
+    run->add_option("--shard", shard_text,
+                    "run only shard i of N of the sweep (point k is in shard k mod N); "
+                    "ipisim merge combines the shards")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                std::string problem;
+                return experiment::parse_shard(text, &problem) ? std::string() : problem;
+            },
+            "i/N"));
+    run->add_flag("--resume", run_args.resume,
+                  "keep the points --out already holds (same parameters and "
+                  "configuration) and run the rest");
+    run->add_flag("--force", run_args.force, "replace results of another experiment in --out");
     run->callback([&] {
         if (seed_opt->count() > 0) run_args.seed = seed;
+        std::string problem;
+        if (!shard_text.empty()) run_args.shard = experiment::parse_shard(shard_text, &problem);
         command = [&] { return cli::run_command(run_args, dirs); };
     });
 
@@ -85,6 +103,13 @@ int main(int argc, char** argv) {
                      "threads running the points of every experiment (default: one per CPU)")
         ->check(CLI::PositiveNumber);
     reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
+
+    cli::MergeArgs merge_args;
+    CLI::App* merge = app.add_subcommand("merge", "combine the shard folders of one sweep (run --shard i/N)");
+    merge->add_option("shards", merge_args.shards, "the shard folders")->required();
+    merge->add_option("--out", merge_args.out_dir, "output directory of the combined results")->required();
+    merge->add_flag("--force", merge_args.force, "replace results of another experiment in --out");
+    merge->callback([&] { command = [&] { return cli::merge_command(merge_args, dirs); }; });
 
     std::string xml_path;
     std::string out_path;

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/run_command.h"
 #include "config/error.h"
+#include "experiment/interrupt.h"
 #include "experiment/parallel.h"
 #include "experiment/session.h"
 #include "report/text_table.h"
@@ -75,6 +77,7 @@ std::vector<experiment::PreparedExperiment> prepare_selected(const ReproduceArgs
 }  // namespace
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
+    experiment::catch_interrupts();
     std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
     struct Done {
         std::string name;
@@ -86,13 +89,18 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     std::vector<Done> done;
     std::vector<experiment::SessionRun> runs;
     for (experiment::PreparedExperiment& p : prepared) {
-        runs.push_back(experiment::SessionRun{&p, std::filesystem::path(args.out_dir) / p.experiment.name()});
+        runs.push_back(experiment::SessionRun{&p, std::filesystem::path(args.out_dir) / p.experiment.name(),
+                                              experiment::FolderOptions{args.resume, args.force}, std::nullopt});
     }
     experiment::SessionOptions options;
     options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
-    options.hooks.finished = [&](size_t x, size_t point, const report::ResultRow&) {
+    options.hooks.resumed = [&](size_t x, size_t kept, const std::filesystem::path&) {
+        fmt::print(stderr, "  resuming {}: {} points kept\n", prepared[x].experiment.name(), kept);
+    };
+    options.hooks.finished = [&](size_t x, size_t point, const report::ResultRow& row) {
         const experiment::Experiment& e = prepared[x].experiment;
         fmt::print(stderr, "  [{}/{}] {}\n", point + 1, e.points(), e.name());
+        print_undefined_metrics(e, row);
     };
     experiment::run_session(runs, options, [&](size_t x, experiment::RunReport& report) {
         const experiment::Experiment& e = prepared[x].experiment;

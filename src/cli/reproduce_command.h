@@ -15,6 +15,8 @@ struct ReproduceArgs {
     std::string out_dir = "results";
     std::vector<std::string> only;  // experiment names; empty: every seed experiment
     unsigned jobs = 0;              // threads running points (of every experiment); 0: one per CPU
+    bool resume = false;            // keep the points each folder holds
+    bool force = false;             // replace results of other experiments
 };
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs);

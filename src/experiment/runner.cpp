@@ -7,6 +7,7 @@
 
 #include "config/error.h"
 #include "experiment/parallel.h"
+#include "experiment/results_folder.h"
 #include "experiment/system.h"
 #include "report/results_files.h"
 #include "sim/registry.h"
@@ -124,9 +125,10 @@ report::ExperimentResults run_experiment(const Experiment& e, const RunOptions& 
 
 void write_experiment_outputs(const PreparedExperiment& prepared, const report::ExperimentResults& results,
                               const std::filesystem::path& out_dir) {
-    report::write_text_file(out_dir / "results.json", report::results_json(results).dump(2) + "\n");
+    const FolderIdentity id = identity_of(prepared, std::nullopt);
+    report::write_text_file(out_dir / "config.toml", id.config_text);
     report::write_text_file(out_dir / "results.csv", report::results_csv(results));
-    report::write_text_file(out_dir / "config.toml", resolved_toml(prepared));
+    report::write_text_file(out_dir / "results.json", folder_json(id, results.rows, true).dump(2) + "\n");
 }
 
 }  // namespace ipisim::experiment

@@ -63,7 +63,8 @@ report::ExperimentResults run_experiment(const Experiment& e, const RunOptions& 
 // alone reruns to the same fingerprints.
 std::string resolved_toml(const PreparedExperiment& prepared);
 
-// results.json, results.csv and config.toml (resolved_toml) in out_dir.
+// results.json (results_folder.h folder_json, complete), results.csv and config.toml
+// (resolved_toml) in out_dir, without a lock: the session writes through a ResultsFolder.
 void write_experiment_outputs(const PreparedExperiment& prepared, const report::ExperimentResults& results,
                               const std::filesystem::path& out_dir);
 

@@ -1,9 +1,11 @@
 #include "experiment/session.h"
 
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <optional>
 
+#include "experiment/interrupt.h"
 #include "experiment/parallel.h"
 #include "report/seed_shape.h"
 #include "report/summary.h"
@@ -16,7 +18,9 @@ using Clock = std::chrono::steady_clock;
 
 // What the session knows of one experiment while its points run.
 struct Progress {
-    std::vector<std::optional<report::ResultRow>> rows;  // by point
+    std::unique_ptr<ResultsFolder> folder;
+    std::optional<InterruptScope> interruptible;
+    std::vector<std::optional<report::ResultRow>> rows;  // by point (of its share)
     size_t remaining = 0;
     std::optional<Clock::time_point> started;
 };
@@ -28,9 +32,11 @@ RunReport finish(const SessionRun& run, Progress& progress) {
     out.results.experiment = e.name();
     out.results.seed = e.seed();
     for (const SweepKey& s : e.sweep) out.results.swept.push_back(s.name);
-    for (std::optional<report::ResultRow>& row : progress.rows) out.results.rows.push_back(std::move(*row));
+    for (std::optional<report::ResultRow>& row : progress.rows) {
+        if (row) out.results.rows.push_back(std::move(*row));
+    }
     for (const report::ResultRow& r : out.results.rows) out.events += r.events;
-    write_experiment_outputs(prepared, out.results, run.out_dir);
+    progress.folder->finish(out.results);
     out.text =
         report::render_summary(out.results, e.published) + report::render_seed_shape(e.shape, out.results, e.published);
     const Clock::time_point start = progress.started.value_or(Clock::now());
@@ -46,13 +52,28 @@ void run_session(const std::vector<SessionRun>& runs, const SessionOptions& opti
         size_t experiment;
         size_t point;
     };
-    std::vector<Job> jobs;
     std::vector<Progress> progress(runs.size());
+    // Every folder opened (locked, checked) before any point runs.
     for (size_t x = 0; x < runs.size(); ++x) {
-        const size_t n = runs[x].prepared->points.size();
-        progress[x].rows.resize(n);
-        progress[x].remaining = n;
-        for (size_t p = 0; p < n; ++p) jobs.push_back(Job{x, p});
+        const SessionRun& run = runs[x];
+        progress[x].folder =
+            std::make_unique<ResultsFolder>(run.out_dir, identity_of(*run.prepared, run.shard), run.folder);
+    }
+    std::vector<Job> jobs;
+    for (size_t x = 0; x < runs.size(); ++x) {
+        Progress& p = progress[x];
+        p.interruptible.emplace(*p.folder);
+        p.folder->begin();
+        p.rows.resize(runs[x].prepared->points.size());
+        for (const auto& [k, row] : p.folder->kept()) p.rows[k] = row;
+        if (options.hooks.resumed && runs[x].folder.resume) {
+            options.hooks.resumed(x, p.folder->kept().size(), runs[x].out_dir);
+        }
+        for (size_t k : shard_points(p.rows.size(), runs[x].shard)) {
+            if (p.rows[k]) continue;
+            jobs.push_back(Job{x, k});
+            ++p.remaining;
+        }
     }
     std::mutex lock;  // guards progress, next_to_finish and the hooks
     size_t next_to_finish = 0;
@@ -76,6 +97,7 @@ void run_session(const std::vector<SessionRun>& runs, const SessionOptions& opti
             if (options.hooks.started) options.hooks.started(job.experiment, job.point);
         }
         report::ResultRow row = run_point(*runs[job.experiment].prepared, job.point);
+        progress[job.experiment].folder->record(row);
         std::lock_guard<std::mutex> guard(lock);
         if (options.hooks.finished) options.hooks.finished(job.experiment, job.point, row);
         Progress& p = progress[job.experiment];
@@ -92,7 +114,8 @@ RunReport run_and_report(PreparedExperiment& prepared, const std::filesystem::pa
     if (on_row)
         options.hooks.finished = [&](size_t, size_t point, const report::ResultRow& row) { on_row(point, row); };
     RunReport out;
-    run_session({SessionRun{&prepared, out_dir}}, options, [&](size_t, RunReport& report) { out = std::move(report); });
+    run_session({SessionRun{&prepared, out_dir, FolderOptions{}, std::nullopt}}, options,
+                [&](size_t, RunReport& report) { out = std::move(report); });
     return out;
 }
 

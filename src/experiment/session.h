@@ -7,15 +7,22 @@
 // written, on_done called) once its last point has run and every experiment before it is
 // finished, so what the user reads comes in experiment order and is the same for any number of
 // threads; only progress (the hooks) may come out of order.
+//
+// Each experiment's folder (results_folder.h) is opened and locked before the first point of
+// the session runs, and every finished point is recorded in it at once; with --resume the
+// points it already holds are not run again.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "experiment/results_folder.h"
 #include "experiment/runner.h"
+#include "experiment/shard.h"
 #include "report/results.h"
 
 namespace ipisim::experiment {
@@ -29,6 +36,8 @@ struct RunReport {
 
 // Progress: called on any thread, one call at a time, in the order things happen.
 struct PointHooks {
+    // Once per experiment, before any point runs: the points its folder kept (--resume).
+    std::function<void(size_t experiment, size_t kept, const std::filesystem::path& dir)> resumed;
     std::function<void(size_t experiment, size_t point)> started;
     std::function<void(size_t experiment, size_t point, const report::ResultRow&)> finished;
 };
@@ -37,6 +46,8 @@ struct PointHooks {
 struct SessionRun {
     PreparedExperiment* prepared = nullptr;
     std::filesystem::path out_dir;
+    FolderOptions folder;
+    std::optional<Shard> shard;  // run only this share of the sweep
 };
 
 struct SessionOptions {
@@ -45,8 +56,8 @@ struct SessionOptions {
 };
 
 // Runs every experiment; on_done(index, report) is called once per experiment, in order, one
-// call at a time. A point that throws stops the session (experiments already finished keep
-// their files); its exception is rethrown.
+// call at a time. A point that throws stops the session (finished experiments keep their
+// files, the others the points they finished); its exception is rethrown.
 void run_session(const std::vector<SessionRun>& runs, const SessionOptions& options,
                  const std::function<void(size_t experiment, RunReport& report)>& on_done);
 

@@ -1,0 +1,156 @@
+#include "experiment/merge.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "config/error.h"
+#include "report/results_files.h"
+
+namespace ipisim::experiment {
+
+namespace {
+
+[[noreturn]] void refuse(const std::filesystem::path& dir, const std::string& problem) {
+    throw config::ConfigError(dir.string(), 0, "merge", problem);
+}
+
+std::optional<std::string> read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// One shard folder as read and checked on its own.
+struct ShardFolder {
+    std::filesystem::path dir;
+    nlohmann::ordered_json json;
+    std::string config_text;
+    Shard shard;
+    std::vector<report::ResultRow> rows;
+    std::vector<std::string> point_hashes;
+};
+
+const nlohmann::ordered_json& field(const ShardFolder& f, const char* name) {
+    if (!f.json.contains(name)) refuse(f.dir, fmt::format("results.json has no \"{}\": not written by ipisim", name));
+    return f.json[name];
+}
+
+ShardFolder read_folder(const std::filesystem::path& dir) {
+    ShardFolder f;
+    f.dir = dir;
+    const std::optional<std::string> json = read_file(dir / "results.json");
+    if (!json) refuse(dir, "no results.json: not a results folder");
+    try {
+        f.json = nlohmann::ordered_json::parse(*json);
+    } catch (const nlohmann::json::exception& e) {
+        refuse(dir, fmt::format("results.json is not JSON ({})", e.what()));
+    }
+    if (!f.json.is_object()) refuse(dir, "results.json is not an object: not written by ipisim");
+    for (const char* name : {"experiment", "seed", "ipisim", "config_hash", "points", "complete", "rows"})
+        field(f, name);
+    if (!field(f, "complete").is_boolean() || !field(f, "complete").get<bool>()) {
+        refuse(dir, fmt::format("the run is not complete ({} rows): finish it with --resume first",
+                                field(f, "rows").size()));
+    }
+    f.shard = Shard{0, 1};
+    if (f.json.contains("shard")) {
+        std::string problem;
+        const std::optional<Shard> s =
+            f.json["shard"].is_string() ? parse_shard(f.json["shard"].get<std::string>(), &problem) : std::nullopt;
+        if (!s) refuse(dir, fmt::format("results.json has a bad \"shard\" ({})", f.json["shard"].dump()));
+        f.shard = *s;
+    }
+    const std::optional<std::string> config = read_file(dir / "config.toml");
+    if (!config) refuse(dir, "no config.toml");
+    f.config_text = *config;
+    if (text_hash(f.config_text) != field(f, "config_hash")) {
+        refuse(dir, "config.toml is not the configuration results.json was run with (its hash differs)");
+    }
+    const size_t points = field(f, "points").get<size_t>();
+    for (const auto& r : field(f, "rows")) {
+        report::ResultRow row;
+        try {
+            row = report::row_from_json(r);
+        } catch (const std::runtime_error& e) {
+            refuse(dir, fmt::format("results.json: {}", e.what()));
+        }
+        if (row.point >= points || !f.shard.contains(row.point)) {
+            refuse(dir, fmt::format("results.json has point {}, which is not in shard {} of {} points", row.point,
+                                    f.shard.text(), points));
+        }
+        if (!r.contains("point_hash") || !r["point_hash"].is_string()) {
+            refuse(dir, fmt::format("results.json: point {} has no point_hash", row.point));
+        }
+        f.point_hashes.push_back(r["point_hash"].get<std::string>());
+        f.rows.push_back(std::move(row));
+    }
+    return f;
+}
+
+}  // namespace
+
+MergedShards read_shards(const std::vector<std::filesystem::path>& dirs) {
+    if (dirs.empty()) throw config::ConfigError("merge", 0, "DIR", "name the shard folders to merge");
+    std::vector<ShardFolder> folders;
+    for (const auto& dir : dirs) folders.push_back(read_folder(dir));
+    const ShardFolder& first = folders.front();
+    std::map<size_t, const ShardFolder*> by_index;
+    for (const ShardFolder& f : folders) {
+        for (const char* name : {"experiment", "seed", "ipisim", "config_hash", "points"}) {
+            if (f.json[name] != first.json[name]) {
+                refuse(f.dir, fmt::format("is not a shard of the run in {}: {} {} here, {} there", first.dir.string(),
+                                          name, f.json[name].dump(), first.json[name].dump()));
+            }
+        }
+        if (f.shard.count != first.shard.count) {
+            refuse(f.dir, fmt::format("is shard {}, but {} is shard {}: the shards of one run have the same N",
+                                      f.shard.text(), first.dir.string(), first.shard.text()));
+        }
+        auto [it, added] = by_index.emplace(f.shard.index, &f);
+        if (!added) {
+            refuse(f.dir, fmt::format("is shard {} again (so is {})", f.shard.text(), it->second->dir.string()));
+        }
+    }
+    for (size_t i = 0; i < first.shard.count; ++i) {
+        if (by_index.count(i) == 0) {
+            refuse(first.dir, fmt::format("shard {}/{} of this run is missing", i, first.shard.count));
+        }
+    }
+    MergedShards out;
+    const size_t points = first.json["points"].get<size_t>();
+    std::vector<std::optional<report::ResultRow>> rows(points);
+    std::vector<std::string> hashes(points);
+    for (const ShardFolder& f : folders) {
+        for (size_t r = 0; r < f.rows.size(); ++r) {
+            const size_t k = f.rows[r].point;
+            if (rows[k]) refuse(f.dir, fmt::format("results.json has point {} twice", k));
+            rows[k] = f.rows[r];
+            hashes[k] = f.point_hashes[r];
+        }
+    }
+    for (size_t k = 0; k < points; ++k) {
+        if (!rows[k]) {
+            refuse(by_index.at(k % first.shard.count)->dir, fmt::format("results.json lacks point {}", k));
+        }
+        out.rows.push_back(std::move(*rows[k]));
+    }
+    FolderIdentity& id = out.identity;
+    id.experiment = first.json["experiment"].get<std::string>();
+    id.seed = first.json["seed"].get<uint64_t>();
+    id.version = first.json["ipisim"].get<std::string>();
+    id.config_text = first.config_text;
+    id.config_hash = first.json["config_hash"].get<std::string>();
+    id.points = points;
+    id.point_hashes = hashes;
+    for (const report::ResultRow& row : out.rows) id.point_params.push_back(row.params);
+    out.config = first.dir / "config.toml";
+    return out;
+}
+
+}  // namespace ipisim::experiment

@@ -1,0 +1,24 @@
+// `ipisim merge DIR... --out DIR`: the shard folders of one sweep (--shard i/N, shard.h) into
+// the results of one run: results.json, results.csv and config.toml byte for byte what the
+// unsharded run writes. Shards of different experiments, configurations or versions, an
+// incomplete, missing or duplicate shard are refused (config::ConfigError, exit 2) before
+// anything is written.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "experiment/results_folder.h"
+#include "report/results.h"
+
+namespace ipisim::experiment {
+
+struct MergedShards {
+    FolderIdentity identity;              // of the whole run (no shard)
+    std::vector<report::ResultRow> rows;  // every point, in order
+    std::filesystem::path config;         // config.toml of the first shard (every shard's is identical)
+};
+
+MergedShards read_shards(const std::vector<std::filesystem::path>& dirs);
+
+}  // namespace ipisim::experiment
