@@ -6,14 +6,20 @@
 #include <exception>
 #include <functional>
 
+#include "cli/check_command.h"
+#include "cli/compare_command.h"
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
 #include "cli/merge_command.h"
 #include "cli/params_command.h"
+#include "cli/plot_command.h"
+#include "cli/probe_command.h"
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
+#include "cli/validate_command.h"
 #include "config/error.h"
+#include "experiment/build_info.h"
 #include "experiment/shard.h"
 
 namespace {
@@ -33,13 +39,28 @@ int guarded(const std::function<int()>& command) {
     }
 }
 
+// The output flags of `run` and `reproduce` (cli/run_output.h); `trace_what` says what --trace names.
+void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& trace_what) {
+    cmd->add_option("--metrics", out.metrics, "the table's metric columns: a,b,c (default: a narrow selection)");
+    cmd->add_flag("--latency", out.latency, "latency tables (count, p50, p90, p99, max) after the metrics");
+    cmd->add_option("--format", out.format, "stdout: text (tables) or json (results.json)")->capture_default_str();
+    cmd->add_flag("-q,--quiet", out.console.quiet, "no progress or notes on stderr (warnings and errors still)");
+    cmd->add_flag_callback(
+        "--progress", [&out] { out.console.progress = cli::ProgressMode::always; },
+        "progress on stderr even when it is not a terminal (a line per point)");
+    cmd->add_option("--trace", out.trace, trace_what);
+    cmd->add_option("--trace-window", out.trace_window, "the traced time span, e.g. 2ms..2.2ms");
+    cmd->add_option("--trace-point", out.trace_point, "the traced sweep point, from 0 (default: the last)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{
         "ipisim: deterministic simulation of cross-CPU communication (IPIs, "
         "smp_call_function*, TLB shootdown) on modeled many-core machines"};
-    app.set_version_flag("--version", std::string("ipisim ") + IPISIM_VERSION);
+    app.set_version_flag("--version",
+                         fmt::format("ipisim {} (git {})", experiment::ipisim_version(), experiment::git_commit()));
     app.require_subcommand(1);
     app.fallthrough();
 
@@ -70,6 +91,7 @@ int main(int argc, char** argv) {
     CLI::Option* seed_opt = run->add_option("--seed", seed, "override experiment.seed");
     run->add_option("--set", run_args.overrides, "override a value: key=value (repeatable)")->allow_extra_args(false);
     run->add_option("--out", run_args.out_dir, "output directory (default: results/<experiment name>)");
+    add_output_flags(run, run_args.output, "write a Chrome/Perfetto trace of one point to this file");
     run->add_option("--jobs,-j", run_args.jobs, "threads running sweep points (default: one per CPU)")
         ->check(CLI::PositiveNumber);
     std::string shard_text;
@@ -98,11 +120,34 @@ int main(int argc, char** argv) {
     reproduce->add_option("--out", reproduce_args.out_dir, "output directory (one folder per experiment)")
         ->capture_default_str();
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
+    add_output_flags(reproduce, reproduce_args.output,
+                     "write DIR/<experiment>.trace.json, a Chrome/Perfetto trace of each experiment's last point "
+                     "(window default 2ms..2.2ms)");
     reproduce
         ->add_option("--jobs,-j", reproduce_args.jobs,
                      "threads running the points of every experiment (default: one per CPU)")
         ->check(CLI::PositiveNumber);
+    reproduce->add_flag("--resume", reproduce_args.resume,
+                        "keep the points each experiment's folder already holds and run the rest");
+    reproduce->add_flag("--force", reproduce_args.force, "replace results of other experiments in --out");
     reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
+
+    std::vector<std::string> plot_dirs;
+    CLI::App* plot = app.add_subcommand("plot", "draw a results folder's plots again (SVG, PNG) from results.json");
+    plot->add_option("dir", plot_dirs, "results folder(s) holding results.json")->required();
+    plot->callback([&] { command = [&] { return cli::plot_command(plot_dirs); }; });
+
+    cli::CompareArgs compare_args;
+    CLI::App* compare = app.add_subcommand("compare", "per-point, per-metric differences between two results folders");
+    compare->add_option("a", compare_args.a, "results folder (or root) A")->required();
+    compare->add_option("b", compare_args.b, "results folder (or root) B")->required();
+    compare->add_option("--metrics", compare_args.metrics, "only these metrics (comma-separated)");
+    compare->callback([&] { command = [&] { return cli::compare_command(compare_args); }; });
+
+    std::string report_root;
+    CLI::App* report = app.add_subcommand("report", "write ROOT/index.html over the results folders under ROOT");
+    report->add_option("root", report_root, "results root (ipisim reproduce --out)")->required();
+    report->callback([&] { command = [&] { return cli::report_command(report_root); }; });
 
     cli::MergeArgs merge_args;
     CLI::App* merge = app.add_subcommand("merge", "combine the shard folders of one sweep (run --shard i/N)");
@@ -113,27 +158,64 @@ int main(int argc, char** argv) {
 
     std::string xml_path;
     std::string out_path;
+    std::string machine_name;
     CLI::App* machine = app.add_subcommand("machine", "machine files");
     machine->require_subcommand(1);
-    CLI::App* import = machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
-    import->add_option("xml", xml_path, "hwloc XML file")->required();
-    import->add_option("-o,--output", out_path, "output TOML file (default: stdout)");
-    import->callback([&] { command = [&] { return cli::machine_import_command(xml_path, out_path);
-};
-});
+    CLI::App* show = machine->add_subcommand("show", "topology tree, distances and every cost with its provenance");
+    show->add_option("machine", machine_name, "machine name (or path to a machine file)")->required();
+    show->callback([&] { command = [&] { return cli::machine_show_command(machine_name, dirs); }; });
+    CLI::App* import_cmd = machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
+    import_cmd->add_option("xml", xml_path, "hwloc XML file")->required();
+    import_cmd->add_option("-o,--output", out_path, "output TOML file (default: stdout)");
+    import_cmd->callback([&] { command = [&] { return cli::machine_import_command(xml_path, out_path); }; });
 
-try {
-    app.parse(argc, argv);
-} catch (const CLI::CallForHelp& e) {
-    const int code = app.exit(e);
-    // `ipisim run EXPERIMENT --help`: the parameters and metrics of its workload too.
-    if (run->parsed() && !run_args.experiment.empty()) {
-        fmt::print("{}", cli::render_workload_help(cli::resolve_experiment(run_args.experiment, dirs)));
+    cli::ProbeArgs probe_args;
+    probe_args.command = cli::command_line(argc, argv);
+    CLI::App* probe = app.add_subcommand("probe", "measure this host and write a machine file (host.toml)");
+    probe->add_flag("--quick", probe_args.quick, "fewer samples (well under a minute)");
+    probe->add_flag("!--no-realtime", probe_args.realtime, "measuring threads at normal priority, not SCHED_FIFO");
+    probe->add_option("--out", probe_args.out_dir, "output directory")->capture_default_str();
+    probe->callback([&] { command = [&] { return cli::probe_command(probe_args); }; });
+
+    cli::ValidateHostArgs validate_args;
+    CLI::App* validate = app.add_subcommand("validate", "check the model against this host");
+    validate->require_subcommand(1);
+    CLI::App* validate_host =
+        validate->add_subcommand("host", "native tlb_flush2 vs the model on the probed host.toml");
+    validate_host->add_option("--host", validate_args.host, "machine file written by ipisim probe")
+        ->capture_default_str();
+    validate_host->add_option("--tasks", validate_args.tasks, "task counts (default 1, 2, 4, ..., all CPUs)")
+        ->delimiter(',');
+    validate_host->add_flag("--quick", validate_args.quick, "short windows");
+    validate_host->add_flag("!--no-realtime", validate_args.realtime, "tasks at normal priority, not SCHED_FIFO");
+    validate_host->add_option("--seed", validate_args.seed, "the model's seed")->capture_default_str();
+    validate_host->callback([&] { command = [&] { return cli::validate_host_command(validate_args); }; });
+
+    cli::CheckArgs check_args;
+    CLI::App* check = app.add_subcommand("check", "explore a flush protocol's schedules with the correctness monitors");
+    check->add_option("--protocol", check_args.protocol, "the tlb_flush protocol (or a checker mutant)");
+    check->add_option("--machine", check_args.machine, "machine (default: the first toy machine it supports)");
+    check->add_option("--seeds", check_args.seeds, "number of seeds")->capture_default_str();
+    check->add_option("--first-seed", check_args.first_seed, "first seed")->capture_default_str();
+    check->add_option("--jobs", check_args.jobs, "parallel runs (default: every hardware thread)");
+    check->add_option("--ops", check_args.ops, "operations per CPU")->capture_default_str();
+    check->add_flag("--no-perturb", check_args.no_perturb, "no timing perturbation");
+    check->add_option("--replay", check_args.replay, "rerun the run a replay file records");
+    check->add_option("--out", check_args.out_dir, "where a violation's log and replay file go")->capture_default_str();
+    check->callback([&] { command = [&] { return cli::check_command(check_args, dirs); }; });
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        const int code = app.exit(e);
+        // `ipisim run EXPERIMENT --help`: the parameters and metrics of its workload too.
+        if (run->parsed() && !run_args.experiment.empty()) {
+            fmt::print("{}", cli::render_workload_help(cli::resolve_experiment(run_args.experiment, dirs)));
+        }
+        return code;
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : config::kExitBadInput;
     }
-    return code;
-} catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : config::kExitBadInput;
-}
-return guarded(command);
+    return guarded(command);
 }

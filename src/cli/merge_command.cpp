@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "cli/console.h"
 #include "experiment/interrupt.h"
 #include "experiment/merge.h"
-#include "report/seed_shape.h"
-#include "report/summary.h"
+#include "experiment/session.h"
 
 namespace ipisim::cli {
 
@@ -13,13 +13,7 @@ int merge_command(const MergeArgs& args, const DataDirs&) {
     experiment::catch_interrupts();
     std::vector<std::filesystem::path> dirs(args.shards.begin(), args.shards.end());
     experiment::MergedShards merged = experiment::read_shards(dirs);
-    // The run's own configuration gives the table shapes and published values.
-    const experiment::Experiment e = experiment::load_experiment(merged.config.string(), {});
-    report::ExperimentResults results;
-    results.experiment = e.name();
-    results.seed = e.seed();
-    for (const experiment::SweepKey& s : e.sweep) results.swept.push_back(s.name);
-    results.rows = std::move(merged.rows);
+    const report::ExperimentResults& results = merged.results;
 
     experiment::FolderOptions options;
     options.force = args.force;
@@ -27,9 +21,12 @@ int merge_command(const MergeArgs& args, const DataDirs&) {
     experiment::InterruptScope scope(folder);
     folder.begin();
     folder.finish(results);
-    fmt::print("{}",
-               report::render_summary(results, e.published) + report::render_seed_shape(e.shape, results, e.published));
-    fmt::print(stderr, "merged {} shards: {} points; results in {}\n", dirs.size(), results.rows.size(), args.out_dir);
+    // What the unsharded run prints and draws, from the results alone.
+    Console console(ConsoleOptions{});
+    console.out(experiment::render_report(results, {}));
+    console.warn(experiment::draw_plots(args.out_dir));
+    console.note(
+        fmt::format("merged {} shards: {} points; results in {}\n", dirs.size(), results.rows.size(), args.out_dir));
     return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include "cli/machine_command.h"
 #include "config/error.h"
 #include "config/schema.h"
 #include "sim/registry.h"
@@ -94,6 +95,8 @@ std::vector<std::string> selected(const std::string& name) {
 }  // namespace
 
 std::string render_params(const std::string& name) {
+    // Every machine section and each registered interrupt controller's [intc.params].
+    if (name == "machine") return render_machine_params();
     const std::vector<std::string> names = selected(name);
     if (names.empty()) {
         std::string known;

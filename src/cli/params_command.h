@@ -1,8 +1,8 @@
 // `ipisim list --params [NAME]`: the declared parameters (config::schema_catalog()) with type,
 // unit, default or "required", allowed values and bounds, condition, and what each means. NAME
 // is "kernel", "experiment", "report", a workload ("tlb_flush2": its parameters and metrics),
-// or a prefix of declared schemas ("machine": every machine section, once declared); without
-// NAME, every schema.
+// "machine" (every machine section and each interrupt controller's [intc.params]: `ipisim
+// machine`, cli/machine_command.h), or a prefix of declared schemas; without NAME, every schema.
 #pragma once
 
 #include <string>

@@ -3,19 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <deque>
 #include <filesystem>
 
-#include "cli/run_command.h"
 #include "config/error.h"
 #include "experiment/interrupt.h"
 #include "experiment/parallel.h"
 #include "experiment/session.h"
+#include "report/html_report.h"
+#include "report/results_files.h"
+#include "report/summary.h"
 #include "report/text_table.h"
 
 namespace ipisim::cli {
 
 namespace {
+
+constexpr const char* kDefaultTraceWindow = "2ms..2.2ms";
 
 std::vector<std::filesystem::path> seed_experiments(const std::string& dir) {
     std::vector<std::filesystem::path> out;
@@ -78,7 +82,11 @@ std::vector<experiment::PreparedExperiment> prepare_selected(const ReproduceArgs
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     experiment::catch_interrupts();
+    OutputArgs output = args.output;
+    if (!output.trace.empty() && output.trace_window.empty()) output.trace_window = kDefaultTraceWindow;
+    check_output_args(output);
     std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
+    if (!output.trace.empty()) std::filesystem::create_directories(output.trace);
     struct Done {
         std::string name;
         size_t rows;
@@ -87,35 +95,58 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
         std::string fingerprint;
     };
     std::vector<Done> done;
+    Console console(output.console);
+    const bool json = output.format == "json";
+    nlohmann::ordered_json documents = nlohmann::ordered_json::array();
+
+    std::deque<report::TraceOptions> traces;  // one per experiment, stable while the session runs
     std::vector<experiment::SessionRun> runs;
     for (experiment::PreparedExperiment& p : prepared) {
-        runs.push_back(experiment::SessionRun{&p, std::filesystem::path(args.out_dir) / p.experiment.name(),
-                                              experiment::FolderOptions{args.resume, args.force}, std::nullopt});
+        const std::string trace_file =
+            output.trace.empty()
+                ? ""
+                : (std::filesystem::path(output.trace) / (p.experiment.name() + ".trace.json")).string();
+        runs.push_back(session_run(output, p, std::filesystem::path(args.out_dir) / p.experiment.name(), trace_file,
+                                   traces.emplace_back()));
+        runs.back().folder = experiment::FolderOptions{args.resume, args.force};
     }
     experiment::SessionOptions options;
     options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
-    options.hooks.resumed = [&](size_t x, size_t kept, const std::filesystem::path&) {
-        fmt::print(stderr, "  resuming {}: {} points kept\n", prepared[x].experiment.name(), kept);
-    };
-    options.hooks.finished = [&](size_t x, size_t point, const report::ResultRow& row) {
-        const experiment::Experiment& e = prepared[x].experiment;
-        fmt::print(stderr, "  [{}/{}] {}\n", point + 1, e.points(), e.name());
-        print_undefined_metrics(e, row);
-    };
+    options.hooks = console_hooks(console, runs);
+    std::filesystem::path index;
+    // Experiments finish in order, one at a time, whatever --jobs: what is printed is in order.
     experiment::run_session(runs, options, [&](size_t x, experiment::RunReport& report) {
-        const experiment::Experiment& e = prepared[x].experiment;
-        fmt::print("==== {} — {}\n", e.name(), e.table.description);
-        fmt::print("{}", report.text);
-        fmt::print("{}\n", render_profiles(report.results));
-        std::fflush(stdout);
+        const experiment::PreparedExperiment& p = prepared[x];
+        const experiment::Experiment& e = p.experiment;
+        if (json) {
+            documents.push_back(nlohmann::ordered_json::parse(report.json));
+        } else {
+            console.out(fmt::format("==== {} — {}\n{}{}\n", e.name(), e.table.description, report.text,
+                                    render_profiles(report.results)));
+        }
+        console.warn(report.warnings);
+        if (runs[x].trace != nullptr) {
+            const report::TraceOptions& trace = *runs[x].trace;
+            console.note(
+                fmt::format("trace of point {} ({}) in {}\n", trace.point, point_text(p, trace.point), trace.file));
+        }
         done.push_back({e.name(), report.results.rows.size(), report.events, report.host_seconds,
                         report::fingerprint_hex(report::combined_fingerprint(report.results.rows))});
+        // The HTML report over every folder finished so far.
+        index = report::write_html_report(args.out_dir);
     });
-    fmt::print("==== summary\n");
-    for (const Done& d : done) {
-        fmt::print("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name, d.rows, d.events,
-                   d.host_seconds, d.fingerprint);
+    if (runs.empty()) index = report::write_html_report(args.out_dir);
+    if (json) {
+        console.out(documents.dump(2) + "\n");
+    } else {
+        std::string summary = "==== summary\n";
+        for (const Done& d : done) {
+            summary += fmt::format("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name,
+                                   d.rows, d.events, d.host_seconds, d.fingerprint);
+        }
+        console.out(summary);
     }
+    console.note(fmt::format("results in {}/, report: {}\n", args.out_dir, index.string()));
     return 0;
 }
 

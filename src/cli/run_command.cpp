@@ -8,30 +8,12 @@
 #include "experiment/interrupt.h"
 #include "experiment/parallel.h"
 #include "experiment/session.h"
-#include "report/text_table.h"
 
 namespace ipisim::cli {
 
-namespace {
-
-std::string swept_values(const experiment::Experiment& e, const report::ResultRow& row) {
-    std::string swept;
-    for (const experiment::SweepKey& s : e.sweep)
-        swept += fmt::format(" {}={}", s.name, report::cell_text(row.params[s.name]));
-    return swept;
-}
-
-}  // namespace
-
-void print_undefined_metrics(const experiment::Experiment& e, const report::ResultRow& row) {
-    for (const auto& [metric, reason] : row.undefined.items()) {
-        fmt::print(stderr, "{}: metric {} is undefined at point {}{}: {}\n", e.name(), metric, row.point,
-                   swept_values(e, row), reason.get<std::string>());
-    }
-}
-
 int run_command(const RunArgs& args, const DataDirs& dirs) {
     experiment::catch_interrupts();
+    check_output_args(args.output);
     std::vector<std::string> overrides = args.overrides;
     if (args.seed) {
         if (*args.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -45,25 +27,38 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
 
     const std::filesystem::path out =
         args.out_dir.empty() ? std::filesystem::path("results") / e.name() : std::filesystem::path(args.out_dir);
-    experiment::SessionRun run{&prepared, out, experiment::FolderOptions{args.resume, args.force}, args.shard};
+    Console console(args.output.console);
+    report::TraceOptions trace;
+    std::vector<experiment::SessionRun> runs = {session_run(args.output, prepared, out, args.output.trace, trace)};
+    runs[0].folder = experiment::FolderOptions{args.resume, args.force};
+    runs[0].shard = args.shard;
     experiment::SessionOptions options;
     options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
-    options.hooks.resumed = [&](size_t, size_t kept, const std::filesystem::path& dir) {
-        fmt::print(stderr, "resuming: {} points kept from {}\n", kept, (dir / "results.json").string());
-    };
-    options.hooks.finished = [&](size_t, size_t point, const report::ResultRow& row) {
-        fmt::print(stderr, "[{}/{}]{}\n", point + 1, e.points(), swept_values(e, row));
-        print_undefined_metrics(e, row);
-    };
+    options.hooks = console_hooks(console, runs);
     experiment::RunReport report;
-    experiment::run_session({run}, options, [&](size_t, experiment::RunReport& r) { report = std::move(r); });
+    experiment::run_session(runs, options, [&](size_t, experiment::RunReport& r) { report = std::move(r); });
 
-    fmt::print("{}", report.text);
-    fmt::print(stderr, "{} points{}, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n",
-               report.results.rows.size(), args.shard ? " (shard " + args.shard->text() + ")" : "", report.events,
-               report.host_seconds,
-               report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0, out.string());
-    return 0;
+    console.out(args.output.format == "json" ? report.json : report.text);
+    console.warn(report.warnings);
+    if (runs[0].trace != nullptr) {
+        console.note(
+            fmt::format("trace of point {} ({}) in {}\n", trace.point, point_text(prepared, trace.point), trace.file));
+    }
+    console.note(fmt::format(
+        "{} points{}, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n", report.results.rows.size(),
+        args.shard ? " (shard " + args.shard->text() + ")" : "", report.events, report.host_seconds,
+        report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0, out.string()));
+    // The checker's monitors watched every point: a violation is a failed run (docs/checker.md).
+    int rc = 0;
+    for (const report::ResultRow& row : report.results.rows) {
+        const nlohmann::ordered_json& c = row.check;
+        if (!c.contains("first")) continue;
+        console.warn(fmt::format("ipisim: check: point {}: {} violation(s); first: {} on cpu{}: {}\n", row.point + 1,
+                                 c["violations"].get<uint64_t>(), c["first"]["kind"].get<std::string>(),
+                                 c["first"]["cpu"].get<uint32_t>(), c["first"]["diagnosis"].get<std::string>()));
+        rc = 1;
+    }
+    return rc;
 }
 
 }  // namespace ipisim::cli

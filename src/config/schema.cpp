@@ -88,6 +88,7 @@ std::optional<Mark> parse_mark(const std::string& s) {
     if (s == "D") return Mark::D;
     if (s == "A") return Mark::A;
     if (s == "F") return Mark::F;
+    if (s == "set") return Mark::set;  // written by a resolved configuration for a --set value
     return std::nullopt;
 }
 
@@ -182,11 +183,12 @@ std::string bounds_problem(const ParamInfo& info, const Scalar& s) {
     if (info.type == ParamType::boolean || info.type == ParamType::string || info.type == ParamType::choice) {
         return "";
     }
+    // Declared bounds first: "must be at least 1" says more than the C++ type's range.
+    if (info.min && s.d < *info.min) return fmt::format("must be at least {}", bound_text(info, *info.min));
+    if (info.max && s.d > *info.max) return fmt::format("must be at most {}", bound_text(info, *info.max));
     if (info.type == ParamType::integer && (s.i < info.type_min || s.i > info.type_max)) {
         return fmt::format("{} is out of range", s.i);
     }
-    if (info.min && s.d < *info.min) return fmt::format("must be at least {}", bound_text(info, *info.min));
-    if (info.max && s.d > *info.max) return fmt::format("must be at most {}", bound_text(info, *info.max));
     return "";
 }
 
@@ -262,7 +264,17 @@ std::optional<Scalar> read_scalar(ReadContext& ctx, const ParamInfo& info) {
     if (!c.problem.empty()) t.fail_at(*value, dotted, c.problem);
     const std::string out_of_bounds = bounds_problem(info, c.value);
     if (!out_of_bounds.empty()) t.fail_at(*value, dotted, out_of_bounds);
-    if (prov.range && (c.value.d < prov.range->lo || c.value.d > prov.range->hi)) {
+    // A value from --set is marked "set" (the file's range and source stay, as information).
+    if (value->source().path != nullptr && *value->source().path == kOverrideSource) {
+        if (prov.mark != Mark::unmarked && prov.mark != Mark::set) {
+            prov.source = fmt::format("--set (the file's {} value: {})", to_string(prov.mark), prov.source);
+        } else if (prov.source.empty()) {
+            prov.source = "--set";
+        }
+        prov.mark = Mark::set;
+        prov.target.clear();
+    }
+    if (prov.mark != Mark::set && prov.range && (c.value.d < prov.range->lo || c.value.d > prov.range->hi)) {
         t.fail_at(*value, dotted, "the value lies outside its own range");
     }
     if (info.cost && ctx.costs != nullptr) {

@@ -28,7 +28,8 @@
 //   same_l3 = { value = "60 ns", mark = "A", range = ["40 ns", "75 ns"], source = "why 60" }
 // mark P (published), D (derived), A (assumption: range required), F (fitted: range and target
 // required); `range` is the plausible range (A, F) or the published spread (P, D) and must hold
-// the value. A plain value is unmarked.
+// the value. A plain value is unmarked. `--set key=value` on a marked cost replaces its value
+// and marks it "set" (a resolved configuration writes mark = "set" back).
 #pragma once
 
 #include <toml++/toml.h>

@@ -53,11 +53,12 @@ Location locate(const toml::node& n, const std::string& fallback_file) {
     return {*src.path, static_cast<int>(src.begin.line)};
 }
 
-// Sort key for file order: values from --set come after every value of the file.
-int order_of(const toml::node& n) {
+// Sort key for file order (line, then column: keys of one inline table keep their order);
+// values from --set come after every value of the file.
+int64_t order_of(const toml::node& n) {
     const auto& src = n.source();
-    if (src.path == nullptr || *src.path == kOverrideSource) return std::numeric_limits<int>::max();
-    return static_cast<int>(src.begin.line);
+    if (src.path == nullptr || *src.path == kOverrideSource) return std::numeric_limits<int64_t>::max();
+    return (static_cast<int64_t>(src.begin.line) << 32) | static_cast<int64_t>(src.begin.column);
 }
 
 }  // namespace
@@ -279,11 +280,11 @@ std::vector<Table> Table::table_array(std::string_view key) {
 }
 
 std::vector<std::string> Table::keys() const {
-    std::vector<std::pair<int, std::string>> ordered;
+    std::vector<std::pair<int64_t, std::string>> ordered;
     for (auto&& [k, v] : *table_) ordered.emplace_back(order_of(v), std::string(k.str()));
     std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;
-    for (auto& [line, k] : ordered) out.push_back(std::move(k));
+    for (auto& [order, k] : ordered) out.push_back(std::move(k));
     for (const Substitute& s : substitutes_) {
         if (!table_->contains(s.key)) out.push_back(s.key);
     }
@@ -387,6 +388,13 @@ void Document::apply_override(const std::string& assignment) {
         if (dot == std::string::npos) {
             toml::node* existing = t->get(part);
             toml::node* v = parsed.get("v");
+            // A marked cost ({ value = ..., mark = ... }) given a plain value: the value is replaced.
+            if (existing != nullptr && existing->is_table() && !v->is_table() &&
+                existing->as_table()->contains("value")) {
+                t = existing->as_table();
+                part = "value";
+                existing = t->get(part);
+            }
             if (existing != nullptr && existing->type() != v->type() &&
                 !(existing->is_floating_point() && v->is_integer())) {
                 throw ConfigError(

@@ -73,7 +73,11 @@ bool is_table_array(const toml::node& n) {
 
 std::string inline_table_text(const toml::table& t) {
     std::string out;
-    for (const std::string& key : ordered_keys(t)) {
+    std::vector<std::string> keys = ordered_keys(t);
+    // A marked value built in memory ({ value, mark, range, source }) reads value first.
+    auto value = std::find(keys.begin(), keys.end(), "value");
+    if (value != keys.end() && t.get("value")->source().path == nullptr) std::rotate(keys.begin(), value, value + 1);
+    for (const std::string& key : keys) {
         out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", key_text(key), value_text(*t.get(key)));
     }
     return out.empty() ? std::string("{}") : fmt::format("{{ {} }}", out);
@@ -102,33 +106,46 @@ std::string value_text(const toml::node& n) {
 
 namespace {
 
-void write_section(std::string& out, const toml::table& t, const std::string& header) {
-    out += header + "\n";
-    for (const std::string& key : ordered_keys(t)) {
-        out += fmt::format("{} = {}\n", key_text(key), value_text(*t.get(key)));
+bool is_section(const toml::node& n) {
+    return n.is_table() && !n.as_table()->is_inline();
+}
+
+std::string dotted(const std::string& path, const std::string& key) {
+    return path.empty() ? key_text(key) : path + "." + key_text(key);
+}
+
+// The body of a table whose header is written: its values (the keys of `order` first), then its
+// sub-tables as [path.key] and its arrays of tables as [[path.key]] blocks, in key order.
+void write_body(std::string& out, const toml::table& t, const std::string& path,
+                const std::vector<std::string>& order = {}) {
+    std::vector<std::string> nested;
+    for (const std::string& key : ordered_keys(t, order)) {
+        const toml::node& v = *t.get(key);
+        if (is_section(v) || is_table_array(v)) {
+            nested.push_back(key);
+        } else {
+            out += fmt::format("{} = {}\n", key_text(key), value_text(v));
+        }
+    }
+    for (const std::string& key : nested) {
+        const toml::node& v = *t.get(key);
+        if (const toml::table* sub = v.as_table()) {
+            out += fmt::format("\n[{}]\n", dotted(path, key));
+            write_body(out, *sub, dotted(path, key));
+            continue;
+        }
+        for (const toml::node& e : *v.as_array()) {
+            out += fmt::format("\n[[{}]]\n", dotted(path, key));
+            write_body(out, *e.as_table(), dotted(path, key));
+        }
     }
 }
 
 }  // namespace
 
 std::string section_text(const std::string& header, const toml::table& t, const std::vector<std::string>& order) {
-    // Arrays of tables inside a section get their own [[section.key]] blocks after it.
-    std::vector<std::string> arrays;
     std::string out = fmt::format("[{}]\n", header);
-    for (const std::string& sub : ordered_keys(t, order)) {
-        const toml::node& v = *t.get(sub);
-        if (is_table_array(v)) {
-            arrays.push_back(sub);
-        } else {
-            out += fmt::format("{} = {}\n", key_text(sub), value_text(v));
-        }
-    }
-    for (const std::string& sub : arrays) {
-        for (const toml::node& e : *t.get(sub)->as_array()) {
-            out += "\n";
-            write_section(out, *e.as_table(), fmt::format("[[{}.{}]]", header, key_text(sub)));
-        }
-    }
+    write_body(out, t, header, order);
     return out;
 }
 
@@ -137,22 +154,24 @@ std::string to_toml_text(const toml::table& root, const std::string& prefix) {
     std::vector<std::string> sections;
     for (const std::string& key : ordered_keys(root)) {
         const toml::node& n = *root.get(key);
-        if (n.is_table() || is_table_array(n)) {
+        if (is_section(n) || is_table_array(n)) {
             sections.push_back(key);
         } else {
             out += fmt::format("{} = {}\n", key_text(key), value_text(n));
         }
     }
     if (!prefix.empty()) out = fmt::format("[{}]\n", prefix) + out;
-    const std::string dot = prefix.empty() ? "" : prefix + ".";
     for (const std::string& key : sections) {
         const toml::node& n = *root.get(key);
+        const std::string path = prefix.empty() ? key_text(key) : prefix + "." + key_text(key);
         if (!out.empty()) out += "\n";
         if (const toml::table* t = n.as_table()) {
-            out += section_text(dot + key_text(key), *t);
+            out += section_text(path, *t);
         } else {
+            // Consecutive [[key]] blocks of a top-level array, like [[idle]] in machine files.
             for (const toml::node& e : *n.as_array()) {
-                write_section(out, *e.as_table(), fmt::format("[[{}{}]]", dot, key_text(key)));
+                out += fmt::format("[[{}]]\n", path);
+                write_body(out, *e.as_table(), path);
             }
         }
     }

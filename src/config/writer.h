@@ -8,14 +8,16 @@
 
 namespace ipisim::config {
 
-// Top-level tables become [sections], arrays of tables [[sections]], deeper tables inline.
-// With a prefix, `root` is written as the table `prefix` of a larger document: its top-level
-// keys under [prefix], its tables as [prefix.key] and its arrays of tables as [[prefix.key]].
+// Top-level tables become [sections], their sub-tables [a.b] sub-sections, arrays of tables
+// [[sections]]; tables that are inline (parsed from `{ ... }`, or marked inline, such as a
+// marked cost) stay inline. With a prefix, `root` is written as the table `prefix` of a larger
+// document: its top-level keys under [prefix], its tables as [prefix.key] and its arrays of
+// tables as [[prefix.key]].
 std::string to_toml_text(const toml::table& root, const std::string& prefix = "");
 
 // One [header] section of `t`: the keys of `order` first (tables built in memory have no file
-// order), then the others in file order; sub-tables inline, arrays of tables as
-// [[header.key]] blocks after the section.
+// order), then the others in file order; inline tables inline, other sub-tables as
+// [header.key] sub-sections and arrays of tables as [[header.key]] blocks after the section.
 std::string section_text(const std::string& header, const toml::table& t, const std::vector<std::string>& order = {});
 
 // A value as TOML text (strings escaped, floats recognisably floats, tables inline), and a key

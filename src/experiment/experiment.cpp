@@ -251,8 +251,27 @@ private:
     report::Published read_published(config::Table t) const {
         report::Published out;
         out.source = t.get_or<std::string>("source", "");
+        if (t.has("setup")) {
+            config::Table setup = t.table("setup");
+            for (const std::string& key : setup.keys()) {
+                if (key == "kernel" && setup.raw(key)->is_table()) {
+                    config::Table k = setup.table(key);
+                    for (const std::string& sub : k.keys()) published_param(k, sub, "kernel." + sub, out.setup);
+                    k.finish();
+                } else {
+                    published_param(setup, key, key, out.setup);
+                }
+            }
+            setup.finish();
+        }
         if (t.has("rows")) {
-            for (config::Table row : t.table_array("rows")) out.rows.push_back(read_published_row(row));
+            for (config::Table row : t.table_array("rows")) {
+                report::PublishedRow r = read_published_row(row);
+                for (const auto& [key, value] : out.setup.items()) {
+                    if (!r.params.contains(key)) r.params[key] = value;  // every row carries its setup
+                }
+                out.rows.push_back(std::move(r));
+            }
         }
         t.finish();
         return out;
@@ -298,10 +317,44 @@ namespace {
 const config::SchemaRegistration registration("experiment", [] { return experiment_schema().info(); });
 }  // namespace
 
+namespace {
+
+// The file's own [params] and [kernel] values (before --set) by row name, its swept keys and
+// its machine.
+report::PublishedScope file_setup_of(const toml::table& tree) {
+    report::PublishedScope out;
+    if (const toml::table* p = tree.get_as<toml::table>("params")) {
+        for (const auto& [key, value] : *p) out.values[std::string(key.str())] = config::to_json(value);
+    }
+    if (const toml::table* k = tree.get_as<toml::table>("kernel")) {
+        for (const auto& [key, value] : *k) out.values["kernel." + std::string(key.str())] = config::to_json(value);
+    }
+    if (const toml::table* s = tree.get_as<toml::table>("sweep")) {
+        for (const auto& [key, value] : *s) {
+            if (const toml::table* k = value.as_table(); k != nullptr && key.str() == "kernel") {
+                for (const auto& [sub, v] : *k) out.swept.push_back("kernel." + std::string(sub.str()));
+            } else {
+                out.swept.emplace_back(key.str());
+            }
+        }
+    }
+    if (const toml::table* x = tree.get_as<toml::table>("experiment")) {
+        if (const auto* m = x->get_as<std::string>("machine")) out.machine = m->get();
+    }
+    return out;
+}
+
+}  // namespace
+
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+    return load_experiment(config::Document::load(path), overrides);
+}
+
+Experiment load_experiment(config::Document document, const std::vector<std::string>& overrides) {
     Experiment e;
-    e.file = path;
-    e.document = config::Document::load(path);
+    e.file = document.name();
+    e.document = std::move(document);
+    e.file_setup = file_setup_of(e.document.tree());
     std::vector<std::string> doc_overrides;
     for (const std::string& o : overrides) {
         if (override_key(o).rfind(kMachinePrefix, 0) == 0) {
@@ -311,6 +364,7 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
             doc_overrides.push_back(o);
         }
     }
+    e.file_setup.machine_overrides = e.machine_overrides;
     Loader(e, doc_overrides).read();
     if (e.embedded_machine) {
         for (const std::string& o : e.machine_overrides) {

@@ -21,6 +21,7 @@
 //
 //   [published]                      # optional reference values, shown beside predictions
 //   source = "seed 000, table 1"
+//   setup = { mode = "threads" }     # optional: values every row was measured with
 //   [[published.rows]]
 //   params = { threads = 5, kernel.tlb_flush = "ipi" }  # matches rows with these values
 //   metrics = { loops_per_sec = 337000 }                # numbers, named like the metrics
@@ -85,6 +86,9 @@ struct Experiment {
     std::optional<config::Document> embedded_machine;
     // `--set machine.KEY=VALUE` overrides as "KEY=VALUE", for the machine's document.
     std::vector<std::string> machine_overrides;
+    // The setup the file itself describes, before any --set: what published values apply to
+    // (report::PublishedScope).
+    report::PublishedScope file_setup;
 
     [[nodiscard]] const std::string& name() const { return table.name; }
     [[nodiscard]] uint64_t seed() const { return static_cast<uint64_t>(table.seed); }
@@ -101,6 +105,9 @@ struct Experiment {
 // Reads and validates the file with the overrides applied ("key=value", in order). Every
 // mistake is a config::ConfigError naming file (or "--set"), line and key.
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides);
+// The same for an experiment made in memory (`ipisim validate host`); messages name
+// document.name() as the file.
+Experiment load_experiment(config::Document document, const std::vector<std::string>& overrides);
 
 // A point's [params] and [kernel]: views of the document with the point's sweep values in
 // place (their messages name the [sweep] value, e.g. "sweep.threads[2]", at its line).

@@ -50,7 +50,9 @@ sigset_t interrupt_signals() {
                            "to finish\n",
                            name, kept);
     std::fflush(stdout);
-    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+    // On a terminal, over the progress line being redrawn there (cli/console.h).
+    const std::string text = (::isatty(STDERR_FILENO) != 0 ? "\r\033[K" : "") + line;
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
     ::_exit(128 + sig);
 }
 

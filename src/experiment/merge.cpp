@@ -14,6 +14,8 @@ namespace ipisim::experiment {
 
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 [[noreturn]] void refuse(const std::filesystem::path& dir, const std::string& problem) {
     throw config::ConfigError(dir.string(), 0, "merge", problem);
 }
@@ -26,17 +28,22 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
     return s.str();
 }
 
+// The members of results.json that differ between the shards of one run.
+bool shard_specific(const std::string& key) {
+    return key == "shard" || key == "fingerprint" || key == "rows";
+}
+
 // One shard folder as read and checked on its own.
 struct ShardFolder {
     std::filesystem::path dir;
-    nlohmann::ordered_json json;
+    Json json;
     std::string config_text;
     Shard shard;
-    std::vector<report::ResultRow> rows;
+    report::ExperimentResults results;  // its header, and its rows (strictly read)
     std::vector<std::string> point_hashes;
 };
 
-const nlohmann::ordered_json& field(const ShardFolder& f, const char* name) {
+const Json& field(const ShardFolder& f, const char* name) {
     if (!f.json.contains(name)) refuse(f.dir, fmt::format("results.json has no \"{}\": not written by ipisim", name));
     return f.json[name];
 }
@@ -44,19 +51,19 @@ const nlohmann::ordered_json& field(const ShardFolder& f, const char* name) {
 ShardFolder read_folder(const std::filesystem::path& dir) {
     ShardFolder f;
     f.dir = dir;
-    const std::optional<std::string> json = read_file(dir / "results.json");
-    if (!json) refuse(dir, "no results.json: not a results folder");
-    try {
-        f.json = nlohmann::ordered_json::parse(*json);
-    } catch (const nlohmann::json::exception& e) {
-        refuse(dir, fmt::format("results.json is not JSON ({})", e.what()));
-    }
+    const std::optional<std::string> text = read_file(dir / "results.json");
+    if (!text) refuse(dir, "no results.json: not a results folder");
+    f.json = Json::parse(*text, nullptr, false);
+    if (f.json.is_discarded()) refuse(dir, "results.json is not JSON");
     if (!f.json.is_object()) refuse(dir, "results.json is not an object: not written by ipisim");
-    for (const char* name : {"experiment", "seed", "ipisim", "config_hash", "points", "complete", "rows"})
+    for (const char* name : {"experiment", "seed", "ipisim_version", "config_hash", "points", "complete", "rows"})
         field(f, name);
     if (!field(f, "complete").is_boolean() || !field(f, "complete").get<bool>()) {
         refuse(dir, fmt::format("the run is not complete ({} rows): finish it with --resume first",
                                 field(f, "rows").size()));
+    }
+    if (!field(f, "points").is_number_unsigned() || !field(f, "rows").is_array()) {
+        refuse(dir, "results.json has a bad \"points\" or \"rows\": not written by ipisim");
     }
     f.shard = Shard{0, 1};
     if (f.json.contains("shard")) {
@@ -69,9 +76,11 @@ ShardFolder read_folder(const std::filesystem::path& dir) {
     const std::optional<std::string> config = read_file(dir / "config.toml");
     if (!config) refuse(dir, "no config.toml");
     f.config_text = *config;
-    if (text_hash(f.config_text) != field(f, "config_hash")) {
+    if (report::text_hash(f.config_text) != field(f, "config_hash")) {
         refuse(dir, "config.toml is not the configuration results.json was run with (its hash differs)");
     }
+    f.results = report::read_results_json(dir / "results.json");  // the header; ConfigError if malformed
+    f.results.rows.clear();
     const size_t points = field(f, "points").get<size_t>();
     for (const auto& r : field(f, "rows")) {
         report::ResultRow row;
@@ -88,9 +97,23 @@ ShardFolder read_folder(const std::filesystem::path& dir) {
             refuse(dir, fmt::format("results.json: point {} has no point_hash", row.point));
         }
         f.point_hashes.push_back(r["point_hash"].get<std::string>());
-        f.rows.push_back(std::move(row));
+        f.results.rows.push_back(std::move(row));
     }
     return f;
+}
+
+// The shard's results.json must be exactly what this ipisim writes from what it read, or the
+// merged file would not be the one an unsharded run writes (a member this version does not know).
+void check_reads_back(const ShardFolder& f) {
+    FolderIdentity id;
+    id.config_hash = f.json["config_hash"].get<std::string>();
+    id.points = f.json["points"].get<size_t>();
+    id.shard = f.json.contains("shard") ? std::optional<Shard>(f.shard) : std::nullopt;
+    id.point_hashes.resize(id.points);
+    for (size_t r = 0; r < f.results.rows.size(); ++r) id.point_hashes[f.results.rows[r].point] = f.point_hashes[r];
+    if (folder_json(id, f.results, true) != f.json) {
+        refuse(f.dir, "results.json holds members this ipisim does not write: merge it with the ipisim that ran it");
+    }
 }
 
 }  // namespace
@@ -98,14 +121,23 @@ ShardFolder read_folder(const std::filesystem::path& dir) {
 MergedShards read_shards(const std::vector<std::filesystem::path>& dirs) {
     if (dirs.empty()) throw config::ConfigError("merge", 0, "DIR", "name the shard folders to merge");
     std::vector<ShardFolder> folders;
-    for (const auto& dir : dirs) folders.push_back(read_folder(dir));
+    for (const auto& dir : dirs) {
+        folders.push_back(read_folder(dir));
+        check_reads_back(folders.back());
+    }
     const ShardFolder& first = folders.front();
     std::map<size_t, const ShardFolder*> by_index;
     for (const ShardFolder& f : folders) {
-        for (const char* name : {"experiment", "seed", "ipisim", "config_hash", "points"}) {
-            if (f.json[name] != first.json[name]) {
-                refuse(f.dir, fmt::format("is not a shard of the run in {}: {} {} here, {} there", first.dir.string(),
-                                          name, f.json[name].dump(), first.json[name].dump()));
+        for (const auto& [key, value] : f.json.items()) {
+            if (shard_specific(key)) continue;
+            const Json there = first.json.contains(key) ? first.json[key] : Json();
+            if (value == there) continue;
+            refuse(f.dir, fmt::format("is not a shard of the run in {}: {} {} here, {} there", first.dir.string(), key,
+                                      value.dump(), there.dump()));
+        }
+        for (const auto& [key, value] : first.json.items()) {
+            if (!shard_specific(key) && !f.json.contains(key)) {
+                refuse(f.dir, fmt::format("is not a shard of the run in {}: it has no {}", first.dir.string(), key));
             }
         }
         if (f.shard.count != first.shard.count) {
@@ -122,34 +154,34 @@ MergedShards read_shards(const std::vector<std::filesystem::path>& dirs) {
             refuse(first.dir, fmt::format("shard {}/{} of this run is missing", i, first.shard.count));
         }
     }
-    MergedShards out;
     const size_t points = first.json["points"].get<size_t>();
     std::vector<std::optional<report::ResultRow>> rows(points);
     std::vector<std::string> hashes(points);
     for (const ShardFolder& f : folders) {
-        for (size_t r = 0; r < f.rows.size(); ++r) {
-            const size_t k = f.rows[r].point;
+        for (size_t r = 0; r < f.results.rows.size(); ++r) {
+            const size_t k = f.results.rows[r].point;
             if (rows[k]) refuse(f.dir, fmt::format("results.json has point {} twice", k));
-            rows[k] = f.rows[r];
+            rows[k] = f.results.rows[r];
             hashes[k] = f.point_hashes[r];
         }
     }
+    MergedShards out;
+    out.results = first.results;
+    out.results.rows.clear();
     for (size_t k = 0; k < points; ++k) {
         if (!rows[k]) {
             refuse(by_index.at(k % first.shard.count)->dir, fmt::format("results.json lacks point {}", k));
         }
-        out.rows.push_back(std::move(*rows[k]));
+        out.results.rows.push_back(std::move(*rows[k]));
     }
     FolderIdentity& id = out.identity;
-    id.experiment = first.json["experiment"].get<std::string>();
-    id.seed = first.json["seed"].get<uint64_t>();
-    id.version = first.json["ipisim"].get<std::string>();
+    id.header = first.results;
+    id.header.rows.clear();
     id.config_text = first.config_text;
     id.config_hash = first.json["config_hash"].get<std::string>();
     id.points = points;
     id.point_hashes = hashes;
-    for (const report::ResultRow& row : out.rows) id.point_params.push_back(row.params);
-    out.config = first.dir / "config.toml";
+    for (const report::ResultRow& row : out.results.rows) id.point_params.push_back(row.params);
     return out;
 }
 

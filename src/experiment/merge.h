@@ -1,8 +1,8 @@
 // `ipisim merge DIR... --out DIR`: the shard folders of one sweep (--shard i/N, shard.h) into
 // the results of one run: results.json, results.csv and config.toml byte for byte what the
-// unsharded run writes. Shards of different experiments, configurations or versions, an
-// incomplete, missing or duplicate shard are refused (config::ConfigError, exit 2) before
-// anything is written.
+// unsharded run writes. Shards of different experiments, configurations, versions or commits
+// (any member of results.json besides its shard, fingerprint and rows), an incomplete, missing
+// or duplicate shard are refused (config::ConfigError, exit 2) before anything is written.
 #pragma once
 
 #include <filesystem>
@@ -14,9 +14,8 @@
 namespace ipisim::experiment {
 
 struct MergedShards {
-    FolderIdentity identity;              // of the whole run (no shard)
-    std::vector<report::ResultRow> rows;  // every point, in order
-    std::filesystem::path config;         // config.toml of the first shard (every shard's is identical)
+    FolderIdentity identity;            // of the whole run (no shard)
+    report::ExperimentResults results;  // every point, in order, with the shards' common header
 };
 
 MergedShards read_shards(const std::vector<std::filesystem::path>& dirs);

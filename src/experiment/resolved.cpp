@@ -5,6 +5,8 @@
 
 #include "config/writer.h"
 #include "experiment/runner.h"
+#include "hw/machine.h"
+#include "report/results.h"
 
 namespace ipisim::experiment {
 
@@ -50,13 +52,17 @@ std::string sweep_text(const Experiment& e) {
     return out;
 }
 
-// The machine part: today its document as read (overrides applied), written under [machine].
-// The place for a schema-driven machine writer (every machine default written).
+// The machine part: the loaded spec written complete (hw::write_machine: every applicable value,
+// each cost with its mark, range and source; a --set value marked "set"), under [machine].
 std::string machine_text(const LoadedMachine& machine) {
-    return config::to_toml_text(machine.document.tree(), "machine");
+    return config::to_toml_text(hw::write_machine(*machine.spec), "machine");
 }
 
 }  // namespace
+
+std::string machine_hash(const PreparedExperiment& prepared) {
+    return prepared.machine ? report::text_hash(machine_text(*prepared.machine)) : std::string();
+}
 
 std::string resolved_toml(const PreparedExperiment& prepared) {
     const Experiment& e = prepared.experiment;

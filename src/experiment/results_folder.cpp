@@ -58,55 +58,40 @@ int take_lock(const std::filesystem::path& dir) {
 
 }  // namespace
 
-std::string text_hash(const std::string& text) {
-    uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64
-    for (unsigned char c : text) {
-        h ^= c;
-        h *= 0x100000001b3ULL;
-    }
-    return report::fingerprint_hex(h);
-}
-
 FolderIdentity identity_of(const PreparedExperiment& prepared, std::optional<Shard> shard) {
     const Experiment& e = prepared.experiment;
     FolderIdentity id;
-    id.experiment = e.name();
-    id.seed = e.seed();
-    id.version = IPISIM_VERSION;
+    id.header = describe_results(prepared);
     id.config_text = resolved_toml(prepared);
-    id.config_hash = text_hash(id.config_text);
+    id.config_hash = report::text_hash(id.config_text);
     id.points = prepared.points.size();
     id.shard = shard;
-    const std::string machine =
-        prepared.machine ? config::to_toml_text(prepared.machine->document.tree(), "machine") : "";
     for (const PreparedPoint& p : prepared.points) {
         // Everything the point's run depends on: what ran it, its seed, its resolved values.
-        const std::string text =
-            fmt::format("ipisim {}\nworkload {}\nseed {}\n{}\n{}\n{}", id.version, e.table.workload, e.seed(),
-                        config::to_toml_text(p.params_written, "params"),
-                        config::to_toml_text(p.kernel_written, "kernel"), machine);
-        id.point_hashes.push_back(text_hash(text));
+        const std::string text = fmt::format("ipisim {} ({})\nworkload {}\nseed {}\n{}\n{}\nmachine {}",
+                                             id.header.ipisim_version, id.header.git_commit, e.table.workload, e.seed(),
+                                             config::to_toml_text(p.params_written, "params"),
+                                             config::to_toml_text(p.kernel_written, "kernel"), id.header.machine_hash);
+        id.point_hashes.push_back(report::text_hash(text));
         id.point_params.push_back(p.row_params);
     }
     return id;
 }
 
-nlohmann::ordered_json folder_json(const FolderIdentity& id, const std::vector<report::ResultRow>& rows,
-                                   bool complete) {
+nlohmann::ordered_json folder_json(const FolderIdentity& id, const report::ExperimentResults& results, bool complete) {
+    const nlohmann::ordered_json plain = report::results_json(results);
     nlohmann::ordered_json j;
-    j["experiment"] = id.experiment;
-    j["seed"] = id.seed;
-    j["ipisim"] = id.version;
-    j["config_hash"] = id.config_hash;
-    j["points"] = id.points;
-    j["complete"] = complete;
-    if (id.shard) j["shard"] = id.shard->text();
-    j["fingerprint"] = report::fingerprint_hex(report::combined_fingerprint(rows));
-    j["rows"] = nlohmann::ordered_json::array();
-    for (const report::ResultRow& row : rows) {
-        nlohmann::ordered_json r = report::row_json(row);
-        if (row.point < id.point_hashes.size()) r["point_hash"] = id.point_hashes[row.point];
-        j["rows"].push_back(std::move(r));
+    for (auto it = plain.begin(); it != plain.end(); ++it) {
+        j[it.key()] = it.value();
+        if (it.key() != "seed") continue;
+        j["config_hash"] = id.config_hash;
+        j["points"] = id.points;
+        j["complete"] = complete;
+        if (id.shard) j["shard"] = id.shard->text();
+    }
+    for (size_t i = 0; i < results.rows.size(); ++i) {
+        const size_t k = results.rows[i].point;
+        if (k < id.point_hashes.size()) j["rows"][i]["point_hash"] = id.point_hashes[k];
     }
     return j;
 }
@@ -141,14 +126,15 @@ ResultsFolder::ResultsFolder(std::filesystem::path dir, FolderIdentity id, const
         }
         const std::string experiment =
             old.is_object() && old.contains("experiment") && old["experiment"].is_string() ? old["experiment"] : "";
-        if (experiment != id_.experiment && !options.force) {
+        if (experiment != id_.header.experiment && !options.force) {
             refuse(dir_, experiment.empty()
                              ? fmt::format("{} names no experiment; use --force to replace it", json_path.string())
                              : fmt::format("holds results of experiment {}, not {}; choose another --out or use "
                                            "--force to replace them",
-                                           experiment, id_.experiment));
+                                           experiment, id_.header.experiment));
         }
-        if (!options.resume || experiment != id_.experiment || !old.contains("rows") || !old["rows"].is_array()) return;
+        if (!options.resume || experiment != id_.header.experiment || !old.contains("rows") || !old["rows"].is_array())
+            return;
         for (const auto& r : old["rows"]) {
             try {
                 report::ResultRow row = report::row_from_json(r);
@@ -172,10 +158,10 @@ ResultsFolder::~ResultsFolder() {
 }
 
 void ResultsFolder::write_json_locked(bool complete) {
-    std::vector<report::ResultRow> rows;
-    rows.reserve(rows_.size());
-    for (const auto& [k, row] : rows_) rows.push_back(row);
-    report::write_file_atomically(dir_ / "results.json", folder_json(id_, rows, complete).dump(2) + "\n");
+    report::ExperimentResults results = id_.header;
+    results.rows.reserve(rows_.size());
+    for (const auto& [k, row] : rows_) results.rows.push_back(row);
+    report::write_file_atomically(dir_ / "results.json", folder_json(id_, results, complete).dump(2) + "\n");
 }
 
 void ResultsFolder::begin() {
@@ -195,14 +181,16 @@ void ResultsFolder::record(const report::ResultRow& row) {
     write_json_locked(false);
 }
 
-void ResultsFolder::finish(const report::ExperimentResults& results) {
+std::string ResultsFolder::finish(const report::ExperimentResults& results) {
     std::lock_guard<std::mutex> guard(lock_);
-    if (closed_) return;
+    const std::string json = folder_json(id_, results, true).dump(2) + "\n";
+    if (closed_) return json;
     rows_.clear();
     for (const report::ResultRow& row : results.rows) rows_[row.point] = row;
     report::write_file_atomically(dir_ / "results.csv", report::results_csv(results));
-    write_json_locked(true);
+    report::write_file_atomically(dir_ / "results.json", json);
     complete_ = true;
+    return json;
 }
 
 std::string ResultsFolder::close_for_interrupt() {
@@ -210,7 +198,7 @@ std::string ResultsFolder::close_for_interrupt() {
     closed_ = true;
     if (complete_ || !begun_) return "";
     const size_t share = id_.shard ? shard_points(id_.points, id_.shard).size() : id_.points;
-    return fmt::format("{}: {} of {} points in {}", id_.experiment, rows_.size(), share,
+    return fmt::format("{}: {} of {} points in {}", id_.header.experiment, rows_.size(), share,
                        (dir_ / "results.json").string());
 }
 

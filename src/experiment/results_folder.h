@@ -8,9 +8,10 @@
 //
 // Every file is replaced atomically (report/atomic_file.h). results.json is the commit record:
 // it is written first (complete: false) and last (complete: true), so "complete": true means
-// every file of the folder belongs to it. It names the experiment, the ipisim version, the hash
-// of config.toml, the number of sweep points and (shards) the shard; each row its point index
-// and the hash of that point's resolved configuration (what --resume compares).
+// every file of the folder belongs to it. Besides what every results.json says (the experiment,
+// ipisim version and git commit, machine, ...; report/results_files.h) it names the hash of
+// config.toml, the number of sweep points and (shards) the shard; each row its point index and
+// the hash of that point's resolved configuration (what --resume compares).
 #pragma once
 
 #include <cstdint>
@@ -30,9 +31,9 @@ namespace ipisim::experiment {
 
 // What a results folder belongs to.
 struct FolderIdentity {
-    std::string experiment;
-    uint64_t seed = 1;
-    std::string version;      // of ipisim
+    // Everything results.json says besides its rows (runner.h describe_results): the
+    // experiment, its seed, the ipisim version and git commit, the machine and its hash, ...
+    report::ExperimentResults header;
     std::string config_text;  // config.toml
     std::string config_hash;  // of config_text
     size_t points = 0;        // sweep points of the whole experiment
@@ -42,16 +43,15 @@ struct FolderIdentity {
 };
 FolderIdentity identity_of(const PreparedExperiment& prepared, std::optional<Shard> shard);
 
-// 16 hex digits of FNV-1a 64 over text.
-std::string text_hash(const std::string& text);
-
 struct FolderOptions {
     bool resume = false;  // keep rows whose point, params and point hash match
     bool force = false;   // replace a folder of another experiment, or one that is not ours
 };
 
-// results.json of a folder, rows in point order (complete: whether every point is there).
-nlohmann::ordered_json folder_json(const FolderIdentity& id, const std::vector<report::ResultRow>& rows, bool complete);
+// results.json of a folder: report::results_json(results) (rows in point order) with the
+// commit record after "seed" ("config_hash", "points", "complete": whether every point is
+// there, and "shard") and each row's "point_hash".
+nlohmann::ordered_json folder_json(const FolderIdentity& id, const report::ExperimentResults& results, bool complete);
 
 class ResultsFolder {
 public:
@@ -72,8 +72,9 @@ public:
     void begin();
     // Adds a finished point and rewrites results.json. Thread-safe.
     void record(const report::ResultRow& row);
-    // results.csv, then results.json complete: true (rows: every point, in order).
-    void finish(const report::ExperimentResults& results);
+    // results.csv, then results.json complete: true (results: the identity's header, rows: every
+    // point, in order). Returns the text of results.json.
+    std::string finish(const report::ExperimentResults& results);
     // For the interrupt message: "NAME: k of n points in DIR/results.json", or "" when the
     // folder is complete or never begun. No write happens after it.
     std::string close_for_interrupt();

@@ -5,11 +5,15 @@
 #include <cmath>
 #include <mutex>
 
+#include "check/monitors.h"
 #include "config/error.h"
+#include "experiment/build_info.h"
 #include "experiment/parallel.h"
 #include "experiment/results_folder.h"
 #include "experiment/system.h"
+#include "report/published.h"
 #include "report/results_files.h"
+#include "report/shape_json.h"
 #include "sim/registry.h"
 
 namespace ipisim::experiment {
@@ -74,44 +78,100 @@ PreparedExperiment prepare_experiment(const Experiment& e, const std::string& ma
     return out;
 }
 
-report::ResultRow run_point(PreparedExperiment& prepared, size_t point) {
+void check_trace_point(const PreparedExperiment& prepared, size_t point) {
+    const size_t n = prepared.points.size();
+    if (point >= n) {
+        throw config::ConfigError(
+            "--trace-point", 0, std::to_string(point),
+            fmt::format("{} has {} point{} (0..{})", prepared.experiment.name(), n, n == 1 ? "" : "s", n - 1));
+    }
+}
+
+report::ExperimentResults describe_results(const PreparedExperiment& prepared) {
+    const Experiment& e = prepared.experiment;
+    report::ExperimentResults results;
+    results.experiment = e.name();
+    results.description = e.table.description;
+    results.seed = e.seed();
+    for (const SweepKey& s : e.sweep) results.swept.push_back(s.name);
+    results.report = report::shape_json(e.shape);
+    results.ipisim_version = std::string(ipisim_version());
+    results.git_commit = std::string(git_commit());
+    if (prepared.machine) {
+        results.machine = prepared.machine->spec->name;
+        results.machine_description = prepared.machine->spec->description;
+        results.machine_hash = machine_hash(prepared);
+        if (const auto* v = prepared.base_kernel.get_as<std::string>("version")) results.kernel = v->get();
+    }
+    // Which rows are compared with published values depends on their parameters only: the note
+    // is that of every point of the sweep, whichever of them this run (or shard) runs.
+    report::ExperimentResults all = results;
+    for (const PreparedPoint& p : prepared.points) {
+        report::ResultRow row;
+        row.params = p.row_params;
+        all.rows.push_back(std::move(row));
+    }
+    report::attach_published(all, e.published, e.file_setup);
+    results.published_source = all.published_source;
+    results.published_note = all.published_note;
+    return results;
+}
+
+report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const report::TraceOptions* trace) {
     const Experiment& e = prepared.experiment;
     PreparedPoint& p = prepared.points.at(point);
     workload::RunResult run;
+    report::PointRecorder recorder(point, trace);  // latency histograms; the trace of one point
+    nlohmann::ordered_json check;
     if (prepared.machine) {
         System sys(prepared.machine->spec, p.kernel);
-        run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+        // The invariant monitors watch every point (observers: the fingerprint is unchanged).
+        check::Monitors monitors(sys.platform(), {}, &sys.kernel());
+        {
+            const check::Monitors::Installed on(monitors);
+            run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+            monitors.finish_run();
+        }
+        check = monitors.summary();
         sys.record_run(run);
         if (e.workload.traits.reports_profile) run.profile = sys.profile();
     } else {
         run = p.workload->run(workload::RunContext{e.seed(), nullptr});
     }
     report::ResultRow row;
+    row.point = point;
     row.params = p.row_params;
     row.metrics = run.metrics;
     row.profile = run.profile;
     row.fingerprint = run.fingerprint;
     row.events = run.events;
     row.simulated_seconds = run.simulated_seconds;
-    row.point = point;
+    row.latency = recorder.latency();
+    recorder.write_trace(row.params);
+    row.check = std::move(check);
     name_undefined_metrics(row);
-    return row;
+    // A row's published values depend on it alone (and the machine): attached as it finishes,
+    // so a partial results.json has them too.
+    report::ExperimentResults one;
+    one.machine = prepared.machine ? prepared.machine->spec->name : "";
+    one.rows.push_back(std::move(row));
+    report::attach_published(one, e.published, e.file_setup);
+    return std::move(one.rows.front());
 }
 
-report::ExperimentResults run_prepared(PreparedExperiment& prepared,
-                                       const std::function<void(size_t point, const report::ResultRow&)>& on_row,
-                                       unsigned jobs) {
-    const Experiment& e = prepared.experiment;
-    report::ExperimentResults results;
-    results.experiment = e.name();
-    results.seed = e.seed();
-    for (const SweepKey& s : e.sweep) results.swept.push_back(s.name);
-    std::mutex reporting;
+report::ExperimentResults run_prepared(PreparedExperiment& prepared, const PointHooks& hooks, unsigned jobs) {
+    if (hooks.trace != nullptr) check_trace_point(prepared, hooks.trace->point);
+    report::ExperimentResults results = describe_results(prepared);
+    std::mutex reporting;  // the hooks are called one at a time
     results.rows = run_parallel<report::ResultRow>(jobs, prepared.points.size(), [&](size_t point) {
-        report::ResultRow row = run_point(prepared, point);
-        if (on_row) {
-            std::lock_guard<std::mutex> guard(reporting);
-            on_row(point, row);
+        if (hooks.on_start) {
+            const std::lock_guard<std::mutex> guard(reporting);
+            hooks.on_start(point);
+        }
+        report::ResultRow row = run_point(prepared, point, hooks.trace);
+        if (hooks.on_row) {
+            const std::lock_guard<std::mutex> guard(reporting);
+            hooks.on_row(point, row);
         }
         return row;
     });
@@ -120,7 +180,7 @@ report::ExperimentResults run_prepared(PreparedExperiment& prepared,
 
 report::ExperimentResults run_experiment(const Experiment& e, const RunOptions& options) {
     PreparedExperiment prepared = prepare_experiment(e, options.machines_dir);
-    return run_prepared(prepared, options.on_row, options.jobs);
+    return run_prepared(prepared, PointHooks{nullptr, options.on_row, options.trace}, options.jobs);
 }
 
 void write_experiment_outputs(const PreparedExperiment& prepared, const report::ExperimentResults& results,
@@ -128,7 +188,7 @@ void write_experiment_outputs(const PreparedExperiment& prepared, const report::
     const FolderIdentity id = identity_of(prepared, std::nullopt);
     report::write_text_file(out_dir / "config.toml", id.config_text);
     report::write_text_file(out_dir / "results.csv", report::results_csv(results));
-    report::write_text_file(out_dir / "results.json", folder_json(id, results.rows, true).dump(2) + "\n");
+    report::write_text_file(out_dir / "results.json", folder_json(id, results, true).dump(2) + "\n");
 }
 
 }  // namespace ipisim::experiment

@@ -1,5 +1,7 @@
 #include "experiment/session.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -7,8 +9,10 @@
 
 #include "experiment/interrupt.h"
 #include "experiment/parallel.h"
+#include "report/plot.h"
+#include "report/published.h"
 #include "report/seed_shape.h"
-#include "report/summary.h"
+#include "report/shape_json.h"
 
 namespace ipisim::experiment {
 
@@ -25,20 +29,17 @@ struct Progress {
     std::optional<Clock::time_point> started;
 };
 
-RunReport finish(const SessionRun& run, Progress& progress) {
-    PreparedExperiment& prepared = *run.prepared;
-    const Experiment& e = prepared.experiment;
+RunReport finish(const SessionRun& run, Progress& progress, const SessionOptions& options) {
     RunReport out;
-    out.results.experiment = e.name();
-    out.results.seed = e.seed();
-    for (const SweepKey& s : e.sweep) out.results.swept.push_back(s.name);
+    out.results = progress.folder->identity().header;
     for (std::optional<report::ResultRow>& row : progress.rows) {
         if (row) out.results.rows.push_back(std::move(*row));
     }
     for (const report::ResultRow& r : out.results.rows) out.events += r.events;
-    progress.folder->finish(out.results);
-    out.text =
-        report::render_summary(out.results, e.published) + report::render_seed_shape(e.shape, out.results, e.published);
+    if (!run.summary.metrics.empty()) report::check_metrics(out.results, run.summary.metrics);
+    out.json = progress.folder->finish(out.results);
+    if (options.plots) out.warnings = draw_plots(run.out_dir);
+    out.text = render_report(out.results, run.summary);
     const Clock::time_point start = progress.started.value_or(Clock::now());
     out.host_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return out;
@@ -46,12 +47,33 @@ RunReport finish(const SessionRun& run, Progress& progress) {
 
 }  // namespace
 
+std::string draw_plots(const std::filesystem::path& out_dir) {
+    try {
+        const report::PlotOutput out = report::plot_results(out_dir);
+        std::string w;
+        if (!out.note.empty()) w += fmt::format("ipisim: warning: {}\n", out.note);
+        if (!out.warnings.empty()) w += fmt::format("ipisim: warning: {}", out.warnings);
+        return w;
+    } catch (const std::exception& e) {
+        return fmt::format("ipisim: warning: no plots: {}\n", e.what());
+    }
+}
+
+std::string render_report(const report::ExperimentResults& results, const report::SummaryOptions& summary) {
+    const report::Published published = report::published_of(results);
+    return report::render_summary(results, published, summary) +
+           report::render_seed_shape(report::shape_from_json(results.report), results, published);
+}
+
 void run_session(const std::vector<SessionRun>& runs, const SessionOptions& options,
                  const std::function<void(size_t experiment, RunReport& report)>& on_done) {
     struct Job {
         size_t experiment;
         size_t point;
     };
+    for (const SessionRun& run : runs) {
+        if (run.trace != nullptr) check_trace_point(*run.prepared, run.trace->point);
+    }
     std::vector<Progress> progress(runs.size());
     // Every folder opened (locked, checked) before any point runs.
     for (size_t x = 0; x < runs.size(); ++x) {
@@ -69,54 +91,47 @@ void run_session(const std::vector<SessionRun>& runs, const SessionOptions& opti
         if (options.hooks.resumed && runs[x].folder.resume) {
             options.hooks.resumed(x, p.folder->kept().size(), runs[x].out_dir);
         }
+        const report::TraceOptions* trace = runs[x].trace;
         for (size_t k : shard_points(p.rows.size(), runs[x].shard)) {
-            if (p.rows[k]) continue;
+            // The traced point runs again even when kept, so its trace is written.
+            if (p.rows[k] && (trace == nullptr || trace->point != k)) continue;
+            p.rows[k].reset();
             jobs.push_back(Job{x, k});
             ++p.remaining;
         }
     }
-    std::mutex lock;  // guards progress, next_to_finish and the hooks
+    if (options.hooks.scheduled) options.hooks.scheduled(jobs.size());
+    std::mutex lock;  // guards progress, next_to_finish, the hooks and on_done
     size_t next_to_finish = 0;
     // Caller holds `lock`.
     auto finish_ready = [&] {
         while (next_to_finish < runs.size() && progress[next_to_finish].remaining == 0) {
-            RunReport report = finish(runs[next_to_finish], progress[next_to_finish]);
+            RunReport report = finish(runs[next_to_finish], progress[next_to_finish], options);
             if (on_done) on_done(next_to_finish, report);
             ++next_to_finish;
         }
     };
     {
-        std::lock_guard<std::mutex> guard(lock);
-        finish_ready();  // experiments without points
+        const std::lock_guard<std::mutex> guard(lock);
+        finish_ready();  // experiments without points to run
     }
     for_each_parallel(options.jobs, jobs.size(), [&](size_t i) {
         const Job job = jobs[i];
+        const SessionRun& run = runs[job.experiment];
         {
-            std::lock_guard<std::mutex> guard(lock);
+            const std::lock_guard<std::mutex> guard(lock);
             if (!progress[job.experiment].started) progress[job.experiment].started = Clock::now();
             if (options.hooks.started) options.hooks.started(job.experiment, job.point);
         }
-        report::ResultRow row = run_point(*runs[job.experiment].prepared, job.point);
+        report::ResultRow row = run_point(*run.prepared, job.point, run.trace);
         progress[job.experiment].folder->record(row);
-        std::lock_guard<std::mutex> guard(lock);
+        const std::lock_guard<std::mutex> guard(lock);
         if (options.hooks.finished) options.hooks.finished(job.experiment, job.point, row);
         Progress& p = progress[job.experiment];
         p.rows[job.point] = std::move(row);
         --p.remaining;
         finish_ready();
     });
-}
-
-RunReport run_and_report(PreparedExperiment& prepared, const std::filesystem::path& out_dir,
-                         const std::function<void(size_t point, const report::ResultRow&)>& on_row, unsigned jobs) {
-    SessionOptions options;
-    options.jobs = jobs;
-    if (on_row)
-        options.hooks.finished = [&](size_t, size_t point, const report::ResultRow& row) { on_row(point, row); };
-    RunReport out;
-    run_session({SessionRun{&prepared, out_dir, FolderOptions{}, std::nullopt}}, options,
-                [&](size_t, RunReport& report) { out = std::move(report); });
-    return out;
 }
 
 }  // namespace ipisim::experiment

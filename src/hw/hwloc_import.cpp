@@ -9,7 +9,8 @@
 #include <stdexcept>
 
 #include "config/error.h"
-#include "hw/machine.h"
+#include "config/writer.h"
+#include "hw/machine_skeleton.h"
 
 namespace ipisim::hw {
 
@@ -51,95 +52,32 @@ std::string info(hwloc_topology_t t, hwloc_obj_type_t type, const char* name) {
     return v != nullptr ? v : "";
 }
 
-std::string vendor_of(const std::string& cpu_vendor, bool x86) {
-    if (cpu_vendor == "GenuineIntel") return "intel";
-    if (cpu_vendor == "AuthenticAMD") return "amd";
-    if (!x86 && cpu_vendor.find("HiSilicon") != std::string::npos) return "hisilicon";
-    return "generic";
+Vendor vendor_of(const std::string& cpu_vendor, bool x86) {
+    if (cpu_vendor == "GenuineIntel") return Vendor::intel;
+    if (cpu_vendor == "AuthenticAMD") return Vendor::amd;
+    if (!x86 && cpu_vendor.find("HiSilicon") != std::string::npos) return Vendor::hisilicon;
+    return Vendor::generic;
 }
 
-// Placeholder cost sections. Each value is a round [A] default so the file loads and runs.
-std::string cost_sections(const Topology& topo, bool x86, bool amd) {
-    const std::string todo = "# [A] TODO: measure (ipisim probe, or a cited public figure)";
-    auto classes = [&](const char* base_ns[]) {
-        std::string s;
-        for (size_t i = 1; i < kDistanceClasses; ++i) {
-            if (topo.has_class(kAllDistanceClasses[i])) {
-                s += fmt::format("{} = \"{} ns\"   {}\n", to_string(kAllDistanceClasses[i]), base_ns[i], todo);
-            }
-        }
-        return s;
-    };
-    const char* transfer_ns[] = {"1", "10", "30", "80", "120", "200"};
-    const char* delivery_ns[] = {"300", "300", "400", "450", "500", "700"};
-    std::string out;
-    out += "\n[coherence]\n";
-    out += fmt::format("l1_hit = \"1 ns\"   {}\n", todo);
-    out += classes(transfer_ns);
-    if (topo.nr_packages() > 1) {
-        out += fmt::format("remote_home_extra = \"90 ns\"   {}\n", todo);
-        out += fmt::format("memory_remote = \"140 ns\"   {}\n", todo);
-    }
-    out += fmt::format("memory_local = \"90 ns\"   {}\n", todo);
-    out += fmt::format("line_occupancy = \"5 ns\"   {}\n", todo);
+// What the XML says about the machine beyond its counts.
+struct Host {
+    TopologySpec topology;
+    bool x86 = true;
+    bool arch_named = false;
+    Vendor vendor = Vendor::generic;
+    std::string model;
+    uint32_t renumbered = 0;  // CPUs whose Linux number differs from the model's numbering
+};
 
-    out += "\n[cpu]\n";
-    for (const char* kv :
-         {"irq_entry = \"250 ns\"", "irq_exit = \"150 ns\"", "eoi = \"40 ns\"", "context_switch = \"600 ns\"",
-          "syscall = \"70 ns\"", "rdmsr = \"50 ns\"", "wrmsr = \"50 ns\"", "rdmsr_qm_ctr = \"200 ns\""}) {
-        out += fmt::format("{}   {}\n", kv, todo);
+// A file name in a comment line: no line breaks.
+std::string comment_safe(std::string s) {
+    for (char& c : s) {
+        if (c == '\n' || c == '\r') c = ' ';
     }
-    if (topo.has_class(DistanceClass::smt)) out += fmt::format("smt_throughput_percent = 60   {}\n", todo);
-
-    out += "\n# Idle states: copy them from /sys/devices/system/cpu/cpu0/cpuidle/state*/{name,latency,residency}.\n";
-    out += fmt::format(
-        "[[idle]]\nname = \"C1\"\nexit_latency = \"1 us\"   {}\ntarget_residency = \"2 us\"\npolling = false\n", todo);
-
-    out += "\n# Interrupt controller: check dmesg for \"Switched APIC routing to\" / GICv3.\n[intc]\n";
-    if (x86) {
-        out +=
-            "kind = \"x2apic_cluster\"   # [A] TODO: check (x2apic_phys, x2apic_cluster, "
-            "xapic_mmio)\n\n[intc.params]\n";
-        out += fmt::format("icr_write = \"40 ns\"   {}\n", todo);
-        out += fmt::format("fence = \"{}\"   {}\n", amd ? "0 ns" : "20 ns", todo);
-    } else {
-        out += "kind = \"gicv3\"\n\n[intc.params]\n";
-        for (const char* kv :
-             {"sgi1r_write = \"20 ns\"", "dsb_st = \"40 ns\"", "dsb_ishst = \"20 ns\"", "isb = \"10 ns\""}) {
-            out += fmt::format("{}   {}\n", kv, todo);
-        }
-    }
-    out += "\n[intc.fabric]\n";
-    out += fmt::format("self = \"300 ns\"   {}\n", todo);
-    out += classes(delivery_ns);
-    out += fmt::format("capacity = 64   {}\n", todo);
-    out += fmt::format("accept = \"20 ns\"   {}\n", todo);
-
-    out += "\n[tlb]\n";
-    out += fmt::format("entries = 1536   {}\n", todo);
-    out += fmt::format("invlpg = \"100 ns\"   {}\n", todo);
-    out += fmt::format("full_flush = \"50 ns\"   {}\n", todo);
-    if (x86) {
-        out += fmt::format("invpcid_addr = \"100 ns\"   {}\n", todo);
-        out += fmt::format("invpcid_all = \"400 ns\"   {}\n", todo);
-    }
-    out += fmt::format("refill_per_entry = \"20 ns\"   {}\n", todo);
-    out += "pcid = true\nnr_dyn_asids = 6   # TLB_NR_DYN_ASIDS\n";
-    if (x86) {
-        out +=
-            "invlpgb_count_max = 0   # TODO: (CPUID 0x80000008 EDX[15:0]) + 1 on AMD Zen 3+, then set invlpgb_issue "
-            "and tlbsync\n";
-        out += "rar_payloads = 0   # TODO: Intel RAR (Sapphire Rapids+): set the slot count and rar_per_payload\n";
-    } else {
-        out += fmt::format("tlbi_is = \"20 ns\"   {}\n", todo);
-        out += fmt::format("dsb_ish = \"1 us\"   {}\n", todo);
-    }
-    return out;
+    return s;
 }
 
-}  // namespace
-
-std::string import_hwloc_xml(const std::string& path) {
+Host read_host(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) fail(path, "cannot open file");
     hwloc_topology_t raw = nullptr;
@@ -195,31 +133,46 @@ std::string import_hwloc_xml(const std::string& path) {
         if (hwloc_get_obj_by_type(raw, HWLOC_OBJ_PU, i)->os_index != expect) ++renumbered;
     }
 
-    const std::string cpu_vendor = info(raw, HWLOC_OBJ_PACKAGE, "CPUVendor");
-    const std::string model_name = info(raw, HWLOC_OBJ_PACKAGE, "CPUModel");
-    const std::string vendor = vendor_of(cpu_vendor, x86);
-    std::string out;
-    out += fmt::format("# Machine skeleton imported from {} by `ipisim machine import`.\n",
-                       std::filesystem::path(path).filename().string());
+    Host host;
+    host.topology = s;
+    host.x86 = x86;
+    host.arch_named = !arch_name.empty();
+    host.vendor = vendor_of(info(raw, HWLOC_OBJ_PACKAGE, "CPUVendor"), x86);
+    host.model = info(raw, HWLOC_OBJ_PACKAGE, "CPUModel");
+    host.renumbered = renumbered;
+    return host;
+}
+
+}  // namespace
+
+std::string import_hwloc_xml(const std::string& path) {
+    const Host host = read_host(path);
+    const MachineSkeleton skeleton{host.topology, host.x86 ? Arch::x86 : Arch::arm64, host.vendor,
+                                   (host.model.empty() ? std::string("imported machine") : host.model) +
+                                       " (hwloc import, costs are placeholders)"};
+    toml::table file;
+    try {
+        file = machine_skeleton(skeleton);
+    } catch (const config::ConfigError& e) {
+        fail(path, fmt::format("the model cannot hold this layout: {}: {}", e.key(), e.problem()));
+    }
+    std::string out = fmt::format("# Machine skeleton imported from {} by `ipisim machine import`.\n",
+                                  comment_safe(std::filesystem::path(path).filename().string()));
     out +=
-        "# The [topology] section comes from the XML. Every cost below is a placeholder marked\n"
-        "# \"[A] TODO: measure\": it loads and runs, but results mean nothing until each value is\n"
-        "# replaced by a measurement or a cited public figure (see docs/calibration.md).\n";
-    if (renumbered > 0) {
+        "# [topology] comes from the XML. Every cost is a placeholder marked A with a placeholder range and\n"
+        "# the source \"TODO: measure with ipisim probe\": the file loads and runs, but results mean nothing\n"
+        "# until each value is replaced by a measurement or a cited public figure (docs/calibration.md).\n"
+        "# Also check: clock (lscpu), [[idle]] (/sys/devices/system/cpu/cpu0/cpuidle/state*/{name,latency,\n"
+        "# residency}), [intc] kind (dmesg: \"Switched APIC routing to\" / GICv3), tlb.invlpgb_count_max\n"
+        "# (AMD Zen 3+: CPUID 0x80000008 EDX[15:0] + 1) and tlb.rar_payloads (Intel RAR).\n";
+    if (!host.arch_named) out += "# The XML names no architecture: x86 assumed.\n";
+    if (host.renumbered > 0) {
         out += fmt::format(
             "# NOTE: {} of {} CPUs of this host are numbered differently from cpu_numbering below;\n"
             "# the model renumbers them (topology counts are exact).\n",
-            renumbered, pus);
+            host.renumbered, Topology(host.topology).nr_cpus());
     }
-    out += fmt::format("description = \"{}{}\"\n", model_name.empty() ? "imported machine" : model_name,
-                       " (hwloc import, costs are placeholders)");
-    out += fmt::format("arch = \"{}\"{}\n", x86 ? "x86" : "arm64",
-                       arch_name.empty() ? "   # [A] the XML names no architecture" : "");
-    out += fmt::format("vendor = \"{}\"\n", vendor);
-    out += "clock = \"2.0 GHz\"   # [A] TODO: nominal clock from /proc/cpuinfo model name or lscpu\n\n";
-    out += format_topology(s);
-    out += cost_sections(model, x86, vendor == "amd");
-    return out;
+    return out + config::to_toml_text(file);
 }
 
 }  // namespace ipisim::hw

@@ -1,14 +1,14 @@
-// Turns an hwloc XML topology (`lstopo --of xml`) into a machine-file skeleton in the schema of
-// machines/*.toml: the [topology] section is filled from the XML; every cost is a placeholder.
+// Turns an hwloc XML topology (`lstopo --of xml`) into a machine-file skeleton: [topology] from
+// the XML, everything else generated from the machine schema (hw/machine_skeleton.h) with
+// every cost a placeholder marked A.
 #pragma once
 
 #include <string>
 
 namespace ipisim::hw {
 
-// Returns the TOML text of a machine file. Missing file or unreadable XML: config::ConfigError.
-// The skeleton loads with load_machine(); every unmeasured cost carries an "[A] TODO: measure"
-// comment and a conservative assumed value so the user sees what to replace.
+// Returns the TOML text of a machine file that loads with load_machine(). Missing file,
+// unreadable XML or a layout the model cannot hold: config::ConfigError naming the file.
 std::string import_hwloc_xml(const std::string& path);
 
 }  // namespace ipisim::hw

@@ -1,14 +1,24 @@
 // A machine profile (machines/NAME.toml): topology, clock, cache-line transfer latencies, CPU
-// costs, idle states, interrupt controller and TLB parameters. Every number in a shipped file
-// cites its source in a comment; [A] marks an assumption. Loading is strict: unknown keys,
-// missing keys, wrong types and durations without units are ConfigErrors naming FILE:LINE: key.
+// costs, idle states, interrupt controller and TLB parameters. Every section is declared once
+// with config::Schema (hw/machine_schema.h): loading is strict (unknown, missing, mistyped or
+// inapplicable keys and durations without units are ConfigErrors naming FILE:LINE: key), and
+// each cost may carry its provenance inline:
+//   same_l3 = { value = "22.7 ns", mark = "P", range = ["20 ns", "27 ns"], source = "..." }
+// The spec keeps every cost's provenance (MachineSpec::costs) and write_machine() writes a
+// complete, loadable machine file from it.
 #pragma once
 
+#include <toml++/toml.h>
+
+#include <any>
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "config/schema.h"
 #include "config/table.h"
 #include "hw/topology.h"
 #include "sim/time.h"
@@ -17,9 +27,16 @@ namespace ipisim::hw {
 
 enum class Arch : uint8_t { x86, arm64 };
 enum class Vendor : uint8_t { intel, amd, hisilicon, generic };
+// The machine-file names of the choices (the schema reads them; displays use them).
+inline constexpr std::array<std::pair<std::string_view, Arch>, 2> kArchNames = {
+    {{"x86", Arch::x86}, {"arm64", Arch::arm64}}};
+inline constexpr std::array<std::pair<std::string_view, Vendor>, 4> kVendorNames = {
+    {{"intel", Vendor::intel}, {"amd", Vendor::amd}, {"hisilicon", Vendor::hisilicon}, {"generic", Vendor::generic}}};
+std::string_view to_string(Arch a);
+std::string_view to_string(Vendor v);
 
 // One value per distance class (self .. cross_package). Classes that cannot occur on the
-// machine (smt without SMT, cross_package on one socket) may be left out of the file: zero.
+// machine (smt without SMT, cross_package on one socket) are not in the file: zero.
 class DistanceTable {
 public:
     [[nodiscard]] sim::Picos at(DistanceClass c) const { return v_[static_cast<size_t>(c)]; }
@@ -35,10 +52,10 @@ struct CoherenceSpec {
     DistanceTable transfer;  // owner -> requester, by distance class
     // Extra one-way cost when the line's home node is in another package than the CPU that
     // owns it (Milan: 108 -> 200 ns same-socket; Skylake-SP: 112 writer-homed -> 176 ns
-    // reader-homed cross-socket).
+    // reader-homed cross-socket). Zero on one package.
     sim::Picos remote_home_extra;
     sim::Picos memory_local;    // line cached nowhere, home node in the requester's package
-    sim::Picos memory_remote;   // line cached nowhere, home node in another package
+    sim::Picos memory_remote;   // line cached nowhere, home node in another package (= local on one package)
     sim::Picos line_occupancy;  // time a line is busy per transaction (serializes requests)
 };
 
@@ -49,9 +66,9 @@ struct CpuSpec {
     sim::Picos eoi;             // x2APIC: WRMSR; xAPIC: MMIO write; GICv3: ICC_EOIR1_EL1 write
     sim::Picos context_switch;  // CFS switch between two threads
     sim::Picos syscall;         // null syscall round trip
-    sim::Picos rdmsr;           // e.g. APERF/MPERF, IA32_QM_CTR
+    sim::Picos rdmsr;           // e.g. APERF/MPERF (arm64: a system-register read)
     sim::Picos wrmsr;           // non-ICR MSR write (e.g. PQR_ASSOC)
-    sim::Picos rdmsr_qm_ctr;    // RDMSR IA32_QM_CTR (resctrl counter read; slow, Newman 2023)
+    sim::Picos rdmsr_qm_ctr;    // x86: RDMSR IA32_QM_CTR (resctrl counter read; slow, Newman 2023)
     // Speed of each of two busy SMT siblings relative to a lone thread, in percent.
     uint32_t smt_throughput_percent = 100;
 };
@@ -64,24 +81,12 @@ struct IdleState {
     bool polling = false;  // POLL / idle=poll: monitors its flag, needs no IPI to wake
 };
 
-enum class IntcKind : uint8_t { x2apic_phys, x2apic_cluster, xapic_mmio, gicv3 };
-std::string_view to_string(IntcKind k);
-
-// [intc]: the interrupt controller, its send-path costs ([intc.params]) and the delivery
-// fabric ([intc.fabric]). Costs that do not apply to the kind are zero.
+// [intc]: the interrupt controller (`kind`, a registered controller: hw/intc/intc_type.h), its
+// own parameters ([intc.params], read by its registration) and the delivery fabric common to
+// every controller ([intc.fabric]).
 struct IntcSpec {
-    IntcKind kind = IntcKind::x2apic_phys;
-    // x2APIC / xAPIC
-    sim::Picos icr_write;              // one ICR WRMSR (x2APIC) or one ICR/ICR2 MMIO write (xAPIC)
-    sim::Picos fence;                  // weak_wrmsr_fence (mfence; lfence) once per send; 0 on AMD
-    sim::Picos icr_read;               // xAPIC: one MMIO read of ICR while waiting for idle
-    sim::Picos icr_busy;               // xAPIC: ICR delivery-status busy time after a send
-    sim::Picos icr_busy_per_inflight;  // xAPIC: extra busy time per IPI already in flight
-    // GICv3
-    sim::Picos sgi1r_write;  // one ICC_SGI1R_EL1 write (one <=16-CPU group)
-    sim::Picos dsb_st;       // full-system store barrier (wmb(), before Barry Song's 2022 patch)
-    sim::Picos dsb_ishst;    // inner-shareable store barrier (current gic_ipi_send_mask)
-    sim::Picos isb;          // after the SGI1R writes
+    std::string kind;
+    std::any params;  // the controller's parameter struct: intc_params<P>(spec)
     // Fabric: send -> target's interrupt pending, by distance class; at most `capacity`
     // messages in flight machine-wide (further sends wait).
     DistanceTable delivery;
@@ -96,8 +101,8 @@ struct TlbSpec {
     uint32_t entries = 0;            // entries per CPU (second-level TLB)
     sim::Picos invlpg;               // one-page local flush (INVLPG / TLBI VALE1)
     sim::Picos full_flush;           // CR3 reload (without refill)
-    sim::Picos invpcid_addr;         // INVPCID individual address (user PCID under PTI)
-    sim::Picos invpcid_all;          // INVPCID all-context
+    sim::Picos invpcid_addr;         // x86: INVPCID individual address (user PCID under PTI)
+    sim::Picos invpcid_all;          // x86: INVPCID all-context
     sim::Picos refill_per_entry;     // page walk per entry touched again after a flush
     bool pcid = false;               // PCID (x86) / ASID (arm64) tagging
     uint32_t nr_dyn_asids = 6;       // TLB_NR_DYN_ASIDS (x86 only; 0 on arm64)
@@ -123,10 +128,12 @@ struct MachineSpec {
     std::vector<IdleState> idle;
     IntcSpec intc;
     TlbSpec tlb;
-    config::Document document;  // the parsed file, kept alive for intc_params()
+    // Every cost as read: dotted key ("coherence.same_l3", "idle[1].exit_latency"), value,
+    // provenance (mark, range, source), file and line. A value from --set is Mark::set.
+    config::CostRecord costs;
 
-    // A fresh strict view of [intc.params] for the controller (keys already validated here).
-    [[nodiscard]] config::Table intc_params() const;
+    // The cost recorded under `key`, or nullptr.
+    [[nodiscard]] const config::CostValue* cost(std::string_view key) const;
 };
 
 MachineSpec load_machine(const std::string& path);
@@ -136,5 +143,9 @@ MachineSpec load_machine(const config::Document& doc, const std::string& name);
 MachineSpec load_machine_by_name(const std::string& machines_dir, const std::string& name);
 // Stems of machines_dir/*.toml, sorted.
 std::vector<std::string> list_machines(const std::string& machines_dir);
+
+// A complete machine file for the spec (every applicable value, costs with their provenance):
+// load_machine() of its text (config::to_toml_text) gives the same spec.
+toml::table write_machine(const MachineSpec& spec);
 
 }  // namespace ipisim::hw

@@ -54,22 +54,6 @@ uint64_t max_mpidr_field(const TopologySpec& s) {
            1;
 }
 
-const char* numbering_name(CpuNumbering n) {
-    return n == CpuNumbering::smt_last ? "smt_last" : "smt_adjacent";
-}
-
-const char* scheme_name(HwIdScheme h) {
-    switch (h) {
-        case HwIdScheme::apic:
-            return "apic";
-        case HwIdScheme::mpidr_mt:
-            return "mpidr_mt";
-        case HwIdScheme::mpidr_flat:
-            return "mpidr_flat";
-    }
-    return "?";
-}
-
 }  // namespace
 
 std::string_view to_string(DistanceClass c) {
@@ -162,42 +146,56 @@ std::string Topology::summary() const {
                        spec_.numa_nodes);
 }
 
+std::string_view to_string(CpuNumbering n) {
+    for (const auto& [name, v] : kCpuNumberingNames) {
+        if (v == n) return name;
+    }
+    return "?";
+}
+
+std::string_view to_string(HwIdScheme h) {
+    for (const auto& [name, v] : kHwIdSchemeNames) {
+        if (v == h) return name;
+    }
+    return "?";
+}
+
+const config::Schema<TopologySpec>& topology_schema() {
+    static const auto s = [] {
+        config::Schema<TopologySpec> t("machine.topology",
+                                       "[topology]: packages -> dies -> L3 domains -> cores -> SMT threads");
+        t.param("packages", &TopologySpec::packages, "sockets").at_least(1).at_most(64);
+        t.param("dies_per_package", &TopologySpec::dies_per_package, "dies / CCDs / SCCLs per package")
+            .at_least(1)
+            .at_most(64);
+        t.param("l3_per_die", &TopologySpec::l3_per_die, "L3 domains (CCX, Kunpeng cluster) per die")
+            .at_least(1)
+            .at_most(256);
+        t.param("cores_per_l3", &TopologySpec::cores_per_l3, "cores sharing one L3").at_least(1).at_most(256);
+        t.param("threads_per_core", &TopologySpec::threads_per_core, "SMT threads per core (at most 2 on x86)")
+            .at_least(1)
+            .at_most(8);
+        t.param("numa_nodes", &TopologySpec::numa_nodes,
+                "memory nodes: whole L3 domains each, spread evenly over the packages")
+            .at_least(1)
+            .at_most(1024);
+        t.choice("cpu_numbering", &TopologySpec::cpu_numbering, named_choices(kCpuNumberingNames),
+                 "Linux CPU numbering: first threads of all cores, then their siblings, or siblings adjacent");
+        t.choice("hw_id", &TopologySpec::hw_id, named_choices(kHwIdSchemeNames),
+                 "interrupt id layout: x86 APIC id, or arm64 MPIDR with (mt) or without (flat) the MT bit");
+        return t;
+    }();
+    return s;
+}
+
 TopologySpec parse_topology(config::Table t, bool is_x86) {
-    TopologySpec s;
-    auto count = [&t](std::string_view key, int64_t max) {
-        const auto v = t.get<int64_t>(key);
-        if (v < 1) t.fail(key, fmt::format("must be at least 1, got {}", v));
-        if (v > max) t.fail(key, fmt::format("must be at most {}, got {}", max, v));
-        return static_cast<uint32_t>(v);
-    };
-    s.packages = count("packages", 64);
-    s.dies_per_package = count("dies_per_package", 64);
-    s.l3_per_die = count("l3_per_die", 256);
-    s.cores_per_l3 = count("cores_per_l3", 256);
-    s.threads_per_core = count("threads_per_core", is_x86 ? 2 : 8);
-    s.numa_nodes = count("numa_nodes", 1024);
-
-    const auto numbering = t.get<std::string>("cpu_numbering");
-    if (numbering == "smt_last")
-        s.cpu_numbering = CpuNumbering::smt_last;
-    else if (numbering == "smt_adjacent")
-        s.cpu_numbering = CpuNumbering::smt_adjacent;
-    else
-        t.fail("cpu_numbering", fmt::format("unknown numbering \"{}\" (smt_last, smt_adjacent)", numbering));
-
-    const auto scheme = t.get<std::string>("hw_id");
-    if (scheme == "apic")
-        s.hw_id = HwIdScheme::apic;
-    else if (scheme == "mpidr_mt")
-        s.hw_id = HwIdScheme::mpidr_mt;
-    else if (scheme == "mpidr_flat")
-        s.hw_id = HwIdScheme::mpidr_flat;
-    else
-        t.fail("hw_id", fmt::format("unknown hw_id scheme \"{}\" (apic, mpidr_mt, mpidr_flat)", scheme));
+    const TopologySpec s = topology_schema().read(t);
+    if (is_x86 && s.threads_per_core > 2) {
+        t.fail("threads_per_core", fmt::format("must be at most 2 on x86, got {}", s.threads_per_core));
+    }
     if (is_x86 != (s.hw_id == HwIdScheme::apic)) {
         t.fail("hw_id", is_x86 ? "x86 machines use \"apic\"" : "arm64 machines use \"mpidr_mt\" or \"mpidr_flat\"");
     }
-    t.finish();
 
     const uint64_t cpus =
         uint64_t{s.packages} * s.dies_per_package * s.l3_per_die * s.cores_per_l3 * s.threads_per_core;
@@ -216,21 +214,6 @@ TopologySpec parse_topology(config::Table t, bool is_x86) {
         t.fail("hw_id", "an MPIDR affinity field would exceed 255 with this layout");
     }
     return s;
-}
-
-std::string format_topology(const TopologySpec& s) {
-    return fmt::format(
-        "[topology]\n"
-        "packages = {}\n"
-        "dies_per_package = {}\n"
-        "l3_per_die = {}\n"
-        "cores_per_l3 = {}\n"
-        "threads_per_core = {}\n"
-        "numa_nodes = {}\n"
-        "cpu_numbering = \"{}\"\n"
-        "hw_id = \"{}\"\n",
-        s.packages, s.dies_per_package, s.l3_per_die, s.cores_per_l3, s.threads_per_core, s.numa_nodes,
-        numbering_name(s.cpu_numbering), scheme_name(s.hw_id));
 }
 
 }  // namespace ipisim::hw

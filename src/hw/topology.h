@@ -17,8 +17,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "config/schema.h"
 #include "config/table.h"
 
 namespace ipisim::hw {
@@ -45,6 +47,8 @@ enum class CpuNumbering : uint8_t {
     smt_last,      // CPUs 0..cores-1 are the first thread of every core, then the siblings
     smt_adjacent,  // the threads of a core are consecutive
 };
+inline constexpr std::array<std::pair<std::string_view, CpuNumbering>, 2> kCpuNumberingNames = {
+    {{"smt_last", CpuNumbering::smt_last}, {"smt_adjacent", CpuNumbering::smt_adjacent}}};
 
 // Hardware interrupt id layout.
 enum class HwIdScheme : uint8_t {
@@ -58,6 +62,18 @@ enum class HwIdScheme : uint8_t {
     // Aff2 = die in package, Aff3 = package. One GICv3 group is up to 16 CPUs of a cluster.
     mpidr_flat,
 };
+inline constexpr std::array<std::pair<std::string_view, HwIdScheme>, 3> kHwIdSchemeNames = {
+    {{"apic", HwIdScheme::apic}, {"mpidr_mt", HwIdScheme::mpidr_mt}, {"mpidr_flat", HwIdScheme::mpidr_flat}}};
+std::string_view to_string(CpuNumbering n);
+std::string_view to_string(HwIdScheme h);
+
+// A name table as config::Schema::choice() takes it.
+template <class E, size_t N>
+std::vector<std::pair<std::string, E>> named_choices(const std::array<std::pair<std::string_view, E>, N>& names) {
+    std::vector<std::pair<std::string, E>> out;
+    for (const auto& [n, v] : names) out.emplace_back(std::string(n), v);
+    return out;
+}
 
 struct TopologySpec {
     uint32_t packages = 1;
@@ -141,11 +157,11 @@ private:
 // Most CPUs a machine file may describe (Linux NR_CPUS on x86_64 defconfig-MAXSMP is 8192).
 inline constexpr uint32_t kMaxCpus = 8192;
 
+// The [topology] section's declaration (counts, numbering, hw id scheme).
+const config::Schema<TopologySpec>& topology_schema();
+
 // Reads and validates a [topology] table (calls finish()). x86 machines must use hw_id "apic"
 // and at most 2 threads per core; arm64 machines an mpidr scheme.
 TopologySpec parse_topology(config::Table table, bool is_x86);
-
-// Writes the [topology] section in the machine-file schema (used by the hwloc importer).
-std::string format_topology(const TopologySpec& spec);
 
 }  // namespace ipisim::hw

@@ -16,11 +16,11 @@ Kernel::Kernel(hw::Platform& platform, KernelConfig config)
       config_(std::move(config)),
       version_(config_.parsed_version()),
       machine_(platform.spec()),
-      smp_(std::make_unique<Smp>(platform)),
+      irqchip_(irqchip::make_irqchip(platform.intc(), irqchip::IrqchipConfig{config_.gic_barrier})),
+      smp_(std::make_unique<Smp>(platform, *irqchip_)),
       work_(platform.nr_cpus()),
       idle_tasks_(platform.nr_cpus(), nullptr) {
     smp_->set_call_any_policy(config_.call_any_policy);
-    if (machine_.gicv3()) hw::set_gic_barrier(p_.intc(), config_.gic_barrier);
 }
 
 // Coroutine frames (work queued here, threads of the scheduler) reference the subsystems.

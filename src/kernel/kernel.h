@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "hw/platform.h"
+#include "kernel/irqchip/irqchip.h"
 #include "kernel/kernel_config.h"
 #include "kernel/machine_info.h"
 #include "kernel/smp/smp.h"
@@ -72,6 +73,9 @@ public:
     [[nodiscard]] uint32_t hz() const { return config_.hz; }
     [[nodiscard]] const MachineInfo& machine() const { return machine_; }
     [[nodiscard]] uint32_t nr_cpus() const { return p_.nr_cpus(); }
+    // The IPI driver of the machine's interrupt controller (kernel/irqchip), configured from
+    // config() (the GICv3 driver's barrier: [kernel] gic_barrier).
+    [[nodiscard]] irqchip::Irqchip& irqchip() { return *irqchip_; }
 
     // --- subsystems (made on first use, configured from config()) ---
     [[nodiscard]] Smp& smp() { return *smp_; }
@@ -116,6 +120,7 @@ private:
     KernelConfig config_;
     Version version_;
     MachineInfo machine_;
+    std::unique_ptr<irqchip::Irqchip> irqchip_;
     std::unique_ptr<Smp> smp_;
     std::vector<std::deque<CpuWork>> work_;
     std::vector<sim::Process*> idle_tasks_;

@@ -61,12 +61,12 @@ config::Schema<KernelConfig> make_schema() {
             return fmt::format("must be 100, 250, 300 or 1000 (CONFIG_HZ_*), got {}", k.hz);
         });
     s.choice("gic_barrier", &KernelConfig::gic_barrier,
-             {{"wmb", hw::GicBarrier::dsb_st}, {"dsb_ishst", hw::GicBarrier::dsb_ishst}},
+             {{"wmb", irqchip::GicIpiBarrier::wmb}, {"dsb_ishst", irqchip::GicIpiBarrier::dsb_ishst}},
              "barrier of gic_ipi_send_mask before the ICC_SGI1R_EL1 writes: wmb = dsb(st), full system; "
              "dsb_ishst = inner shareable (Barry Song's patch, seed 002)")
-        .def_fn<hw::GicBarrier>(
+        .def_fn<irqchip::GicIpiBarrier>(
             [](const KernelConfig& k) {
-                return version_of(k) < Version{5, 18} ? hw::GicBarrier::dsb_st : hw::GicBarrier::dsb_ishst;
+                return version_of(k) < Version{5, 18} ? irqchip::GicIpiBarrier::wmb : irqchip::GicIpiBarrier::dsb_ishst;
             },
             "wmb before 5.18, dsb_ishst from 5.18")
         .when("gicv3");

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "config/schema.h"
-#include "hw/intc/gicv3.h"
 #include "kernel/aperfmperf/aperfmperf.h"
+#include "kernel/irqchip/irqchip.h"
 #include "kernel/machine_info.h"
 #include "kernel/resctrl/mon_dispatch.h"
 #include "kernel/smp/smp.h"
@@ -33,7 +33,8 @@ struct KernelConfig {
     bool madvise_lru_add_drain = true;
     CallAnyPolicy call_any_policy = CallAnyPolicy::same_node;
     uint32_t hz = 250;
-    hw::GicBarrier gic_barrier = hw::GicBarrier::dsb_ishst;
+    // The GICv3 driver's barrier before its SGI writes (kernel/irqchip/irqchip.h).
+    irqchip::GicIpiBarrier gic_barrier = irqchip::GicIpiBarrier::dsb_ishst;
     FreqPrepareVariant arch_freq_prepare_all = FreqPrepareVariant::serial_single;
     MonDispatch resctrl_dispatch = MonDispatch::call_on_cpu;
 

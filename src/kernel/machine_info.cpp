@@ -5,7 +5,7 @@
 namespace ipisim::kernel {
 
 bool MachineInfo::gicv3() const {
-    return spec_.intc.kind == hw::IntcKind::gicv3;
+    return spec_.intc.kind == "gicv3";
 }
 
 std::optional<size_t> MachineInfo::idle_state(std::string_view name) const {

@@ -15,6 +15,15 @@ uint64_t combined_fingerprint(const std::vector<ResultRow>& rows) {
     return h;
 }
 
+std::string text_hash(std::string_view text) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char c : text) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 0x100000001b3ULL;
+    }
+    return fingerprint_hex(h);
+}
+
 std::string fingerprint_hex(uint64_t fingerprint) {
     return fmt::format("{:016x}", fingerprint);
 }

@@ -23,7 +23,22 @@ struct PublishedRow {
 
 struct Published {
     std::string source;  // where the numbers come from ("seed 000, table 1")
+    // Parameter values every row was measured with ([published] setup = {mode = "threads"});
+    // they are in every row's params too.
+    nlohmann::ordered_json setup = nlohmann::ordered_json::object();
     std::vector<PublishedRow> rows;
+};
+
+// What published values apply to: the setup the experiment file itself describes. A run
+// compares a point with a published row only when every parameter the row does not name has
+// the file's own value (a parameter swept in the file excepted) and the machine is the file's,
+// without --set machine.KEY overrides: a processes-mode run is never compared with
+// threads-mode numbers.
+struct PublishedScope {
+    nlohmann::ordered_json values = nlohmann::ordered_json::object();  // row name -> the file's value
+    std::vector<std::string> swept;                                    // row names swept in the file
+    std::string machine;                                               // the file's experiment.machine
+    std::vector<std::string> machine_overrides;                        // "KEY=VALUE"
 };
 
 // True when every parameter the published row names has the result row's value. Durations
@@ -35,5 +50,16 @@ const PublishedRow* find_published(const Published& published, const ResultRow& 
 
 // (predicted - published) / published; nullopt when published is zero.
 std::optional<double> relative_error(double predicted, double published);
+
+// Copies into each result row the metrics of its matching published row (ResultRow::published),
+// and the source, so results.json carries them. With a scope, a row is compared only within it
+// (PublishedScope); results.published_note then says which parameters kept rows from being
+// compared ("mode=processes (published: threads)").
+void attach_published(ExperimentResults& results, const Published& published);
+void attach_published(ExperimentResults& results, const Published& published, const PublishedScope& scope);
+
+// The published values a results.json carries, as a Published whose rows match the result rows
+// they were attached to (by every parameter of the row).
+Published published_of(const ExperimentResults& results);
 
 }  // namespace ipisim::report

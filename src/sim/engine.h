@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/calendar_queue.h"
 #include "sim/event.h"
+#include "sim/event_queue.h"
 #include "sim/process.h"
 #include "sim/ready_ring.h"
 #include "sim/time.h"
@@ -70,7 +70,7 @@ public:
 private:
     static void start_process(void* obj, uint32_t);
 
-    CalendarQueue queue_;
+    EventQueue queue_;
     ReadyRing ready_;
     uint64_t now_ = 0;
     uint64_t seq_ = 0;

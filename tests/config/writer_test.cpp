@@ -67,5 +67,25 @@ TEST(Writer, keys_that_are_not_bare_are_quoted) {
     EXPECT_EQ(to_toml_text(doc.tree()), "[t]\n\"a b\" = 1\n");
 }
 
+TEST(Writer, nested_tables_become_sub_sections_and_inline_tables_stay_inline) {
+    Document doc = Document::parse(
+        "clock = { value = \"2 GHz\", mark = \"P\" }\n[intc]\nkind = \"gicv3\"\n[intc.params]\nisb = \"10 ns\"\n"
+        "[[idle]]\nname = \"WFI\"\n[[idle]]\nname = \"C1\"\n",
+        "m.toml");
+    const std::string text = to_toml_text(doc.tree());
+    EXPECT_EQ(
+        text,
+        "clock = { value = \"2 GHz\", mark = \"P\" }\n\n[intc]\nkind = \"gicv3\"\n\n[intc.params]\nisb = \"10 ns\"\n\n"
+        "[[idle]]\nname = \"WFI\"\n[[idle]]\nname = \"C1\"\n");
+    EXPECT_EQ(Document::parse(text, "again.toml").tree(), doc.tree());
+}
+
+TEST(Writer, a_marked_value_built_in_memory_is_written_value_first) {
+    toml::table marked{{"source", "s"}, {"mark", "A"}, {"value", "1 ns"}};
+    marked.is_inline(true);
+    toml::table root{{"l1_hit", std::move(marked)}};
+    EXPECT_EQ(to_toml_text(root), "l1_hit = { value = \"1 ns\", mark = \"A\", source = \"s\" }\n");
+}
+
 }  // namespace
 }  // namespace ipisim::config

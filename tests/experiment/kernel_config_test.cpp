@@ -39,8 +39,8 @@ TEST(KernelConfig, the_defaults_follow_the_version) {
     EXPECT_EQ(k618.parsed_version(), (Version{6, 18}));
     EXPECT_EQ(k618.hz, 250U);
     EXPECT_EQ(k618.tlb_flush, "ipi");
-    EXPECT_EQ(read("version = \"5.17\"\n", "toy4_arm").gic_barrier, hw::GicBarrier::dsb_st);
-    EXPECT_EQ(read("version = \"5.18\"\n", "toy4_arm").gic_barrier, hw::GicBarrier::dsb_ishst);
+    EXPECT_EQ(read("version = \"5.17\"\n", "toy4_arm").gic_barrier, kernel::irqchip::GicIpiBarrier::wmb);
+    EXPECT_EQ(read("version = \"5.18\"\n", "toy4_arm").gic_barrier, kernel::irqchip::GicIpiBarrier::dsb_ishst);
 }
 
 TEST(KernelConfig, a_value_given_wins_over_the_versions_default) {

@@ -55,7 +55,7 @@ struct Outcome {
 
 Outcome run_file(const std::string& file, const std::vector<std::string>& overrides, const std::string& machines) {
     Outcome r{prepare_experiment(load_experiment(file, overrides), machines), {}};
-    r.results = run_prepared(r.prepared, nullptr);
+    r.results = run_prepared(r.prepared);
     return r;
 }
 
@@ -85,7 +85,9 @@ TEST(ResolvedConfig, the_resolved_config_alone_reproduces_a_runs_fingerprints) {
         << config;
     EXPECT_NE(config.find("mode = \"threads\"\n"), std::string::npos) << config;
     EXPECT_NE(config.find("\n[machine]\n"), std::string::npos) << config;
-    EXPECT_NE(config.find("same_l3 = \"70 ns\""), std::string::npos) << config;
+    // The machine is written complete (hw::write_machine); the overridden cost is marked "set".
+    EXPECT_NE(config.find("same_l3 = { value = \"70 ns\", mark = \"set\", source = \"--set\" }"), std::string::npos)
+        << config;
     EXPECT_NE(config.find("[sweep]\nkernel.tlb_flush = [\"ipi\", \"invlpgb\"]\nthreads = [2, 4]\n"), std::string::npos)
         << config;
 }

@@ -31,13 +31,13 @@ std::string read(const std::filesystem::path& p) {
 
 FolderIdentity identity(const std::string& name, size_t points) {
     FolderIdentity id;
-    id.experiment = name;
-    id.version = "test";
+    id.header.experiment = name;
+    id.header.ipisim_version = "test";
     id.config_text = "[experiment]\nname = \"" + name + "\"\n";
-    id.config_hash = text_hash(id.config_text);
+    id.config_hash = report::text_hash(id.config_text);
     id.points = points;
     for (size_t k = 0; k < points; ++k) {
-        id.point_hashes.push_back(text_hash(std::to_string(k)));
+        id.point_hashes.push_back(report::text_hash(std::to_string(k)));
         id.point_params.push_back(nlohmann::ordered_json{{"k", k}});
     }
     return id;
@@ -80,10 +80,50 @@ TEST(ResultRows, a_row_read_back_from_json_is_the_row_written) {
     r.profile = nlohmann::ordered_json{{"flush_tlb_func (kernel)", 0.25}};
     r.undefined = nlohmann::ordered_json{{"y", "0 loops in the window"}};
     r.metrics["y"] = nullptr;
+    r.metrics_interval = nlohmann::ordered_json{{"x", {0.5, 0.75}}};
+    r.published = nlohmann::ordered_json{{"x", 0.7}};
+    r.latency = nlohmann::ordered_json{{"ipi_delivery", {{"count", 3}, {"p50_ns", 512.5}}}};
+    r.check = nlohmann::ordered_json{{"violations", 0}};
     const report::ResultRow back = report::row_from_json(nlohmann::ordered_json::parse(report::row_json(r).dump(2)));
     EXPECT_EQ(report::row_json(back).dump(), report::row_json(r).dump());
     EXPECT_EQ(back.simulated_seconds, r.simulated_seconds);
     EXPECT_EQ(back.fingerprint, r.fingerprint);
+    EXPECT_EQ(back.point, 7U);
+    EXPECT_EQ(back.events, r.events);
+    EXPECT_EQ(back.latency, r.latency);
+    EXPECT_EQ(back.published, r.published);
+    EXPECT_EQ(back.metrics_interval, r.metrics_interval);
+    EXPECT_EQ(back.check, r.check);
+    std::vector<std::string> keys;
+    const nlohmann::ordered_json written = report::row_json(r);
+    for (const auto& [k, v] : written.items()) keys.push_back(k);
+    EXPECT_EQ(keys,
+              (std::vector<std::string>{"point", "params", "metrics", "undefined", "metrics_interval", "published",
+                                        "latency", "profile", "check", "fingerprint", "events", "simulated_seconds"}));
+}
+
+TEST(ResultsFolder, results_json_is_the_reports_one_with_the_commit_record_after_the_seed) {
+    FolderIdentity id = identity("e", 3);
+    id.header.description = "d";
+    id.header.git_commit = "abc";
+    id.header.machine = "toy4_arm";
+    id.header.swept = {"k"};
+    id.shard = Shard{1, 2};
+    report::ExperimentResults r = id.header;
+    r.rows = {row(1)};
+    const nlohmann::ordered_json j = folder_json(id, r, false);
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : j.items()) keys.push_back(k);
+    EXPECT_EQ(keys,
+              (std::vector<std::string>{"experiment", "description", "ipisim_version", "git_commit", "machine", "seed",
+                                        "config_hash", "points", "complete", "shard", "fingerprint", "swept", "rows"}));
+    EXPECT_EQ(j["shard"], "1/2");
+    EXPECT_EQ(j["points"], 3);
+    EXPECT_EQ(j["rows"][0]["point_hash"], report::text_hash("1"));
+    nlohmann::ordered_json plain = j;
+    for (const char* k : {"config_hash", "points", "complete", "shard"}) plain.erase(k);
+    plain["rows"][0].erase("point_hash");
+    EXPECT_EQ(plain, report::results_json(r));
 }
 
 TEST(ResultRows, a_row_without_its_fingerprint_is_an_error_naming_the_field) {
@@ -131,7 +171,7 @@ TEST(ResultsFolder, each_recorded_point_is_in_results_json_at_once_marked_incomp
     EXPECT_FALSE(j["complete"].get<bool>());
     ASSERT_EQ(j["rows"].size(), 1U);
     EXPECT_EQ(j["rows"][0]["point"], 2);
-    EXPECT_EQ(j["rows"][0]["point_hash"], text_hash("2"));
+    EXPECT_EQ(j["rows"][0]["point_hash"], report::text_hash("2"));
     EXPECT_FALSE(std::filesystem::exists(dir / "results.csv"));
     EXPECT_EQ(f.close_for_interrupt(), "e: 1 of 3 points in " + (dir / "results.json").string());
 }

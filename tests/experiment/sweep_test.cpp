@@ -87,8 +87,8 @@ TEST(Sweep, the_version_is_read_per_point_and_gates_the_defaults) {
     text = text.substr(0, text.find("[[published.rows]]"));
     const PreparedExperiment p = prepare_experiment(load_experiment(write("version", text), {}), kMachines);
     ASSERT_EQ(p.points.size(), 4U);
-    EXPECT_EQ(p.points[0].kernel.gic_barrier, hw::GicBarrier::dsb_st);
-    EXPECT_EQ(p.points[2].kernel.gic_barrier, hw::GicBarrier::dsb_ishst);
+    EXPECT_EQ(p.points[0].kernel.gic_barrier, kernel::irqchip::GicIpiBarrier::wmb);
+    EXPECT_EQ(p.points[2].kernel.gic_barrier, kernel::irqchip::GicIpiBarrier::dsb_ishst);
 }
 
 TEST(Sweep, a_bad_kernel_value_in_a_sweep_names_the_sweep_value_and_its_line) {

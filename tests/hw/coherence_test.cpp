@@ -116,6 +116,23 @@ TEST(Coherence, a_zero_cost_hit_does_not_suspend) {
     EXPECT_EQ(v.peek(), 4U);
 }
 
+TEST(Coherence, an_access_takes_effect_when_awaited_not_when_created) {
+    Rig r(toy("toy4"));
+    SimVar& v = r.mem.new_aligned_var("x", 0, 7);
+    v.line().prime(0);
+    auto body = [&]() -> Proc {
+        auto store = r.mem.store(0, v, 9);  // a plain awaitable: lazy
+        EXPECT_EQ(v.peek(), 7U);
+        EXPECT_EQ(v.line().stats().hits, 0U);
+        co_await store;
+        EXPECT_EQ(v.peek(), 9U);
+        EXPECT_EQ(r.eng.now(), 1_ns);
+    };
+    r.eng.spawn("cpu0", body());
+    r.eng.run();
+    EXPECT_EQ(v.line().stats().hits, 1U);
+}
+
 TEST(Coherence, a_first_touch_is_served_by_the_home_memory_local_or_remote) {
     Rig r(toy("toy8"));
     SimVar& remote = r.mem.new_aligned_var("remote", 1);

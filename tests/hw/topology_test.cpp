@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "config/writer.h"
+
 namespace ipisim::hw {
 namespace {
 
@@ -138,10 +140,14 @@ TEST(Topology, parse_topology_rejects_mpidr_fields_above_255) {
     }
 }
 
-TEST(Topology, format_topology_round_trips_through_parse_topology) {
+TEST(Topology, the_topology_schema_writes_what_parse_topology_reads_back) {
     TopologySpec s = spec(2, 2, 6, 4, 1, 4, CpuNumbering::smt_adjacent);
     s.hw_id = HwIdScheme::mpidr_mt;
-    config::Document doc = config::Document::parse(format_topology(s), "f.toml");
+    toml::table t;
+    topology_schema().write(s, t);
+    toml::table root;
+    root.insert("topology", std::move(t));
+    config::Document doc = config::Document::parse(config::to_toml_text(root), "f.toml");
     const TopologySpec back = parse_topology(doc.root().table("topology"), false);
     EXPECT_EQ(back.packages, 2U);
     EXPECT_EQ(back.l3_per_die, 6U);

@@ -195,11 +195,11 @@ TEST(Aperfmperf, many_sends_one_call_function_fan_out_and_beats_the_serial_loop)
     {
         auto w = open_once("toy8", FreqPrepareVariant::serial_single, busy, 20_ms, serial);
         EXPECT_EQ(w->smp().ipis_single, 7u);
-        EXPECT_EQ(w->plat->intc().stats().sends, 7u);
+        EXPECT_EQ(w->k->irqchip().stats().sends, 7u);
     }
     auto w = open_once("toy8", FreqPrepareVariant::many, busy, 20_ms, many);
     EXPECT_EQ(w->smp().ipis_single, 0u);
     EXPECT_EQ(w->smp().ipis_many, 7u);
-    EXPECT_EQ(w->plat->intc().stats().sends, 1u);  // one send_ipi_mask(CALL_FUNCTION_VECTOR)
+    EXPECT_EQ(w->k->irqchip().stats().sends, 1u);  // one send_IPI_mask(CALL_FUNCTION_VECTOR)
     EXPECT_LT(many, serial);
 }

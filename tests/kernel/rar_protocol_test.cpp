@@ -49,7 +49,8 @@ struct World {
         spec = hw::load_machine(doc, "toy4");
         plat = std::make_unique<hw::Platform>(eng, spec);
         k = std::make_unique<kernel::Kernel>(*plat);
-        rar = std::make_unique<kernel::SmpCallRar>(*plat, k->smp().cpu_online_mask(), rar_variant(variant));
+        rar =
+            std::make_unique<kernel::SmpCallRar>(*plat, k->smp().cpu_online_mask(), k->irqchip(), rar_variant(variant));
     }
     ~World() {
         rar.reset();

@@ -10,12 +10,11 @@
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <vector>
 
+#include "hw/coherence/holder_set.h"
 #include "hw/topology.h"
 #include "sim/signal.h"
 #include "sim/time.h"
@@ -37,37 +36,47 @@ struct LineStats {
     LineStats& operator+=(const LineStats& o);
 };
 
-class CacheLine {
+// What a line needs only on misses and in reports, kept out of the line itself.
+struct LineCold {
+    LineStats stats;  // hits are counted in the line
+    std::string name;
+};
+
+// One simulated line in 128 bytes: the state every access reads (busy_until, hits, owner,
+// holders) fills the first 64, the spinners' signal and pointers the second.
+class alignas(64) CacheLine {
 public:
-    CacheLine(uint32_t id, std::string name, uint32_t home_node, uint32_t nr_cpus);
+    // `pool` lends the holder bitsets of widely shared lines (holder_set.h); `cold` holds the
+    // name and miss statistics. Both must outlive the line.
+    CacheLine(uint32_t id, uint32_t home_node, HolderPool& pool, LineCold& cold);
     CacheLine(const CacheLine&) = delete;
     CacheLine& operator=(const CacheLine&) = delete;
 
     [[nodiscard]] uint32_t id() const { return id_; }
-    [[nodiscard]] const std::string& name() const { return name_; }
+    [[nodiscard]] const std::string& name() const { return cold_->name; }
     [[nodiscard]] uint32_t home_node() const { return home_node_; }
 
     // kNoCpu while the line is cached nowhere.
     [[nodiscard]] CpuId owner() const { return owner_; }
-    [[nodiscard]] bool holds(CpuId cpu) const { return (words_[cpu >> 6] >> (cpu & 63)) & 1U; }
+    [[nodiscard]] bool holds(CpuId cpu) const { return holders_.contains(cpu); }
     // The CPU may write without a transaction: it owns the only copy.
-    [[nodiscard]] bool exclusive(CpuId cpu) const { return owner_ == cpu && holders_ == 1; }
-    [[nodiscard]] uint32_t holder_count() const { return holders_; }
-    // Calls f(cpu) for every holder, in ascending CPU number.
+    [[nodiscard]] bool exclusive(CpuId cpu) const { return owner_ == cpu && holders_.count() == 1; }
+    [[nodiscard]] uint32_t holder_count() const { return holders_.count(); }
+    // Calls f(cpu) for every holder (in a deterministic order, not necessarily ascending).
     template <class F>
     void for_each_holder(F&& f) const {
-        for (size_t w = 0; w < words_.size(); ++w) {
-            for (uint64_t bits = words_[w]; bits != 0; bits &= bits - 1) {
-                f(static_cast<CpuId>(w * 64 + static_cast<size_t>(std::countr_zero(bits))));
-            }
-        }
+        holders_.for_each(f, pool_->words());
     }
 
     // When the last transaction reserved on the line completes (plus line occupancy).
     [[nodiscard]] sim::Picos busy_until() const { return busy_until_; }
     // Notified when a write (store or RMW) to any variable of the line completes.
     [[nodiscard]] sim::Signal& written() { return written_; }
-    [[nodiscard]] const LineStats& stats() const { return stats_; }
+    [[nodiscard]] LineStats stats() const {
+        LineStats s = cold_->stats;
+        s.hits = hits_;
+        return s;
+    }
     [[nodiscard]] uint32_t var_count() const { return vars_; }
     // Claims the next 8-byte slot; returns its byte offset (std::length_error past 8).
     uint32_t claim_slot();
@@ -79,23 +88,32 @@ public:
 private:
     friend class CoherenceProtocol;
     // Protocol state changes, made by CoherenceProtocol at reservation time.
-    void add_holder(CpuId cpu);
+    void add_holder(CpuId cpu) { holders_.add(cpu, *pool_); }
     // `cpu` becomes the owner and only holder; returns how many other copies were invalidated.
-    uint32_t make_exclusive(CpuId cpu);
+    uint32_t make_exclusive(CpuId cpu) {
+        const uint32_t others = holders_.count() - (holders_.contains(cpu) ? 1U : 0U);
+        holders_.make_only(cpu, *pool_);
+        owner_ = cpu;
+        return others;
+    }
     void set_owner(CpuId cpu) { owner_ = cpu; }
     void set_busy_until(sim::Picos t) { busy_until_ = t; }
-    LineStats& mutable_stats() { return stats_; }
+    void count_hit() { ++hits_; }
+    LineStats& miss_stats() { return cold_->stats; }
 
-    uint32_t id_;
-    std::string name_;
-    uint32_t home_node_;
-    CpuId owner_ = kNoCpu;
-    uint32_t holders_ = 0;
-    std::vector<uint64_t> words_;  // holder bitset, one bit per CPU
+    // Hot: the first 64 bytes.
     sim::Picos busy_until_;
-    sim::Signal written_;
-    LineStats stats_;
+    uint64_t hits_ = 0;
+    CpuId owner_ = kNoCpu;
+    uint32_t home_node_;
+    HolderSet holders_;
+    uint32_t id_;
     uint32_t vars_ = 0;
+    // Second 64 bytes.
+    HolderPool* pool_;
+    LineCold* cold_;
+    sim::Signal written_;
 };
+static_assert(sizeof(CacheLine) == 128);
 
 }  // namespace ipisim::hw

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hw/check_hooks.h"
+
 namespace ipisim::hw {
 
 sim::Picos CoherenceProtocol::leg(CpuId r, CpuId h, uint32_t home_node) const {
@@ -18,16 +20,17 @@ sim::Picos CoherenceProtocol::memory(CpuId cpu, uint32_t home_node) const {
 }
 
 sim::Picos CoherenceProtocol::hit(CacheLine& line) {
-    ++line.mutable_stats().hits;
+    line.count_hit();
     return spec_.l1_hit;
 }
 
 sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost) {
+    cost = perturbed_line_transfer(cost);
     const sim::Picos now = eng_.now();
     const sim::Picos start = std::max(now, line.busy_until());
     const sim::Picos end = start + cost;
     line.set_busy_until(end + spec_.line_occupancy);
-    LineStats& s = line.mutable_stats();
+    LineStats& s = line.miss_stats();
     ++s.transactions;
     s.queueing += start - now;
     s.busy += cost;
@@ -36,7 +39,7 @@ sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost) {
 
 sim::Picos CoherenceProtocol::reserve_read(CpuId cpu, CacheLine& line) {
     if (line.holds(cpu)) return hit(line);
-    LineStats& s = line.mutable_stats();
+    LineStats& s = line.miss_stats();
     sim::Picos cost;
     const CpuId owner = line.owner();
     if (owner == kNoCpu) {
@@ -53,7 +56,7 @@ sim::Picos CoherenceProtocol::reserve_read(CpuId cpu, CacheLine& line) {
 
 sim::Picos CoherenceProtocol::reserve_write(CpuId cpu, CacheLine& line) {
     if (line.exclusive(cpu)) return hit(line);
-    LineStats& s = line.mutable_stats();
+    LineStats& s = line.miss_stats();
     sim::Picos cost;
     const CpuId owner = line.owner();
     if (owner == kNoCpu) {

@@ -6,9 +6,9 @@
 //   co_await mem.store(0, flag, 1);                      // in process code, as CPU 0
 //   uint64_t v = co_await mem.wait_until(1, flag, [](uint64_t x) { return x == 1; });
 //
-// Every access is a sim::Task run inline in the calling process, masked while it waits (see
-// access_completion.h). Atomics keep the kernel's names and return conventions (cmpxchg
-// returns the old value, try_cmpxchg a success flag, test_and_set_bit the old bit).
+// Every access is a plain awaitable run inline in the calling process, masked while it waits
+// (see access.h). Atomics keep the kernel's names and return conventions (cmpxchg returns the
+// old value, try_cmpxchg a success flag, test_and_set_bit the old bit).
 //
 // Spinning without polling: a spinner loads, checks, and if unsatisfied sleeps on the line's
 // `written` signal; each completed write to the line (any variable on it: false sharing)
@@ -20,11 +20,11 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
+#include <deque>
 #include <string>
 #include <vector>
 
-#include "hw/coherence/access_completion.h"
+#include "hw/coherence/access.h"
 #include "hw/coherence/cache_line.h"
 #include "hw/coherence/coherence_protocol.h"
 #include "hw/coherence/sim_var.h"
@@ -55,28 +55,47 @@ public:
     SimVar& new_aligned_var(std::string name, uint32_t home_node, uint64_t initial = 0);
 
     [[nodiscard]] size_t line_count() const { return lines_.size(); }
-    [[nodiscard]] CacheLine& line(uint32_t id) { return *lines_.at(id); }
+    [[nodiscard]] CacheLine& line(uint32_t id) { return lines_.at(id); }
     // Statistics summed over every line.
     [[nodiscard]] LineStats total_stats() const;
     [[nodiscard]] const CoherenceProtocol& protocol() const { return protocol_; }
 
-    // --- accesses by CPU `cpu` (call from process code) ---
-    sim::Task<uint64_t> load(CpuId cpu, SimVar& v);
-    sim::Task<> store(CpuId cpu, SimVar& v, uint64_t value);
-    sim::Task<uint64_t> xchg(CpuId cpu, SimVar& v, uint64_t value);
+    // --- accesses by CPU `cpu` (co_await them at once, from process code) ---
+    ValueAccess load(CpuId cpu, SimVar& v) { return {eng_, protocol_, cpu, v, AccessOp::load}; }
+    VoidAccess store(CpuId cpu, SimVar& v, uint64_t value) { return {eng_, protocol_, cpu, v, AccessOp::store, value}; }
+    ValueAccess xchg(CpuId cpu, SimVar& v, uint64_t value) { return {eng_, protocol_, cpu, v, AccessOp::xchg, value}; }
     // Returns the old value; the store happened iff it equals `expected`. A failed cmpxchg
     // still takes the line exclusive (x86 LOCK CMPXCHG always writes) and wakes spinners.
-    sim::Task<uint64_t> cmpxchg(CpuId cpu, SimVar& v, uint64_t expected, uint64_t desired);
+    ValueAccess cmpxchg(CpuId cpu, SimVar& v, uint64_t expected, uint64_t desired) {
+        return {eng_, protocol_, cpu, v, AccessOp::cmpxchg, expected, desired};
+    }
     // Kernel try_cmpxchg: true on success; on failure `expected` receives the current value.
-    sim::Task<bool> try_cmpxchg(CpuId cpu, SimVar& v, uint64_t& expected, uint64_t desired);
-    sim::Task<uint64_t> fetch_add(CpuId cpu, SimVar& v, uint64_t delta);  // wraps modulo 2^64
-    sim::Task<uint64_t> fetch_or(CpuId cpu, SimVar& v, uint64_t mask);
-    sim::Task<uint64_t> fetch_and(CpuId cpu, SimVar& v, uint64_t mask);
+    TryCmpxchgAccess try_cmpxchg(CpuId cpu, SimVar& v, uint64_t& expected, uint64_t desired) {
+        return {eng_, protocol_, cpu, v, expected, desired};
+    }
+    // Wraps modulo 2^64.
+    ValueAccess fetch_add(CpuId cpu, SimVar& v, uint64_t delta) {
+        return {eng_, protocol_, cpu, v, AccessOp::fetch_add, delta};
+    }
+    ValueAccess fetch_or(CpuId cpu, SimVar& v, uint64_t mask) {
+        return {eng_, protocol_, cpu, v, AccessOp::fetch_or, mask};
+    }
+    ValueAccess fetch_and(CpuId cpu, SimVar& v, uint64_t mask) {
+        return {eng_, protocol_, cpu, v, AccessOp::fetch_and, mask};
+    }
     // Atomic bit operations on bit `nr` (0..63); test_* return the old bit.
-    sim::Task<bool> test_and_set_bit(CpuId cpu, SimVar& v, unsigned nr);
-    sim::Task<bool> test_and_clear_bit(CpuId cpu, SimVar& v, unsigned nr);
-    sim::Task<> set_bit(CpuId cpu, SimVar& v, unsigned nr);
-    sim::Task<> clear_bit(CpuId cpu, SimVar& v, unsigned nr);
+    BitAccess test_and_set_bit(CpuId cpu, SimVar& v, unsigned nr) {
+        return {eng_, protocol_, cpu, v, AccessOp::fetch_or, uint64_t{1} << nr, nr};
+    }
+    BitAccess test_and_clear_bit(CpuId cpu, SimVar& v, unsigned nr) {
+        return {eng_, protocol_, cpu, v, AccessOp::fetch_and, ~(uint64_t{1} << nr), nr};
+    }
+    VoidAccess set_bit(CpuId cpu, SimVar& v, unsigned nr) {
+        return {eng_, protocol_, cpu, v, AccessOp::fetch_or, uint64_t{1} << nr};
+    }
+    VoidAccess clear_bit(CpuId cpu, SimVar& v, unsigned nr) {
+        return {eng_, protocol_, cpu, v, AccessOp::fetch_and, ~(uint64_t{1} << nr)};
+    }
 
     // --- spinning ---
     // Sleeps until a write to v's line completes. Interruptible unless the process is masked:
@@ -96,14 +115,13 @@ public:
     sim::Task<SpinResult> spin_until(CpuId cpu, SimVar& v, Pred pred);
 
 private:
-    // Reserves a write on v's line; returns the awaitable that ends the access.
-    AccessCompletion begin_write(CpuId cpu, SimVar& v);
-
     sim::Engine& eng_;
     const Topology& topo_;
     CoherenceProtocol protocol_;
-    std::vector<std::unique_ptr<CacheLine>> lines_;
-    std::vector<std::unique_ptr<SimVar>> vars_;
+    HolderPool holder_pool_;
+    std::deque<CacheLine> lines_;  // stable addresses, contiguous chunks
+    std::deque<LineCold> cold_;    // by line id
+    std::deque<SimVar> vars_;
 };
 
 template <class Pred>

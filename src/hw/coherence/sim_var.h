@@ -26,6 +26,7 @@ public:
 
 private:
     friend class Memory;
+    friend class AccessBase;
     CacheLine* line_;
     uint32_t offset_;
     uint64_t value_;

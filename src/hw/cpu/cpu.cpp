@@ -1,5 +1,7 @@
 #include "hw/cpu/cpu.h"
 
+#include "hw/check_hooks.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,8 +23,14 @@ sim::Process& Cpu::self() const {
 }
 
 void Cpu::set_irq_handler(uint32_t vector, std::string_view name, IrqHandler handler) {
-    if (handlers_.size() <= vector) handlers_.resize(vector + 1);
-    handlers_[vector] = Handler{std::move(handler), profile_label(name)};
+    const uint32_t label = profile_label(name);
+    for (Handler& h : handlers_) {
+        if (h.vector == vector) {
+            h = Handler{vector, label, std::move(handler)};
+            return;
+        }
+    }
+    handlers_.push_back(Handler{vector, label, std::move(handler)});
 }
 
 void Cpu::raise(const sim::Interrupt& irq) {
@@ -115,10 +123,14 @@ sim::Task<> Cpu::take_irq(sim::Interrupt irq) {
     p.mask();  // hardware disables interrupts on entry
     for (;;) {
         ++irqs_taken_;
-        if (irq.vector >= handlers_.size() || !handlers_[irq.vector].fn) {
+        const Handler* found = nullptr;
+        for (const Handler& h : handlers_) {
+            if (h.vector == irq.vector && h.fn) found = &h;
+        }
+        if (found == nullptr) {
             throw std::logic_error(fmt::format("cpu{}: no handler for vector {:#x}", id_, irq.vector));
         }
-        const Handler& h = handlers_[irq.vector];
+        const Handler& h = *found;
         profile_.change(h.label, Activity::irq, now());
         co_await stall(spec_.cpu.irq_entry);
         co_await stall(spec_.cpu.eoi);
@@ -176,9 +188,11 @@ sim::Task<> Cpu::idle() {
 Cpu::Scope::Scope(Cpu& cpu, uint32_t label, std::optional<Activity> activity)
     : cpu_(cpu), saved_label_(cpu.profile_.label()), saved_activity_(cpu.profile_.activity()) {
     cpu_.profile_.change(label, activity.value_or(saved_activity_), cpu_.now());
+    IPISIM_CHECK_HOOK(frame_push(cpu_.id(), label));
 }
 
 Cpu::Scope::~Scope() {
+    IPISIM_CHECK_HOOK(frame_pop(cpu_.id()));
     cpu_.profile_.change(saved_label_, saved_activity_, cpu_.now());
 }
 

@@ -115,8 +115,9 @@ public:
 
 private:
     struct Handler {
-        IrqHandler fn;
+        uint32_t vector = 0;
         uint32_t label = 0;
+        IrqHandler fn;
     };
     uint32_t rate_percent() const;
     void set_busy(bool b);
@@ -126,7 +127,7 @@ private:
     CpuId id_;
     const MachineSpec& spec_;
     sim::Process* running_ = nullptr;
-    std::vector<Handler> handlers_;
+    std::vector<Handler> handlers_;  // the few vectors with a handler (not a 256-entry table)
     std::vector<Cpu*> siblings_;
     sim::Signal replan_;        // a compute in progress re-plans (sibling state change, steal)
     sim::Signal idle_wake_;     // polling wake-up

@@ -3,62 +3,62 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
-#include <string>
-#include <vector>
 
 #include "hw/cpu/cpu.h"
-#include "sim/registry.h"
+#include "hw/intc/intc_type.h"
 
 namespace ipisim::hw {
 
+const config::Schema<Gicv3Params>& gicv3_params_schema() {
+    static const auto s = [] {
+        config::Schema<Gicv3Params> p("machine.intc.params", "Arm GICv3 (system-register CPU interface)");
+        p.param("sgi1r_write", &Gicv3Params::sgi1r_write, "one ICC_SGI1R_EL1 write (one <=16-CPU affinity group)")
+            .cost();
+        p.param("dsb_st", &Gicv3Params::dsb_st, "DSB ST, full-system store barrier (the pre-2022 wmb())").cost();
+        p.param("dsb_ishst", &Gicv3Params::dsb_ishst, "DSB ISHST, inner-shareable store barrier").cost();
+        p.param("isb", &Gicv3Params::isb, "ISB after the SGI1R writes").cost();
+        return p;
+    }();
+    return s;
+}
+
+void Gicv3::on_attach() {
+    params_ = &intc_params<Gicv3Params>(spec());
+    groups_.clear();
+    for (CpuId c = 0; c < nr_cpus(); ++c) groups_[sgi_cluster_id(mpidr(c))].push_back(c);
+}
+
+sim::Task<> Gicv3::write_sgi1r(Cpu& sender, uint64_t cluster_id, uint16_t target_list, uint32_t vector,
+                               DeliveryMode mode) {
+    auto it = groups_.find(cluster_id);
+    if (it == groups_.end()) {
+        throw std::invalid_argument(fmt::format("ICC_SGI1R_EL1 write to unknown affinity group {:#x}", cluster_id));
+    }
+    ++stats_.register_writes;
+    co_await sender.stall(params().sgi1r_write);
+    for (const CpuId c : it->second) {
+        if ((target_list & (1U << (mpidr(c) & 0xF))) != 0) post(sender, c, vector, mode);
+    }
+}
+
+sim::Task<> Gicv3::dsb_st(Cpu& cpu) {
+    return cpu.stall(params().dsb_st);
+}
+
+sim::Task<> Gicv3::dsb_ishst(Cpu& cpu) {
+    return cpu.stall(params().dsb_ishst);
+}
+
+sim::Task<> Gicv3::isb(Cpu& cpu) {
+    return cpu.stall(params().isb);
+}
+
 namespace {
 
-// MPIDR_TO_SGI_CLUSTER_ID: the MPIDR with Aff0's low 4 bits (the target-list bit) cleared.
-uint64_t sgi_cluster_id(const Topology& topo, CpuId c) {
-    return topo.hw_id(c) & ~uint64_t{0xF};
-}
-
-const sim::Registration<InterruptController, Gicv3> reg(
-    "intc", "gicv3", "Arm GICv3: dsb(ishst) or dsb(st) once, one ICC_SGI1R_EL1 write per <=16-CPU affinity group, isb");
+const IntcRegistration<Gicv3, Gicv3Params> reg(
+    "gicv3", "Arm GICv3: dsb(ishst) or dsb(st) once, one ICC_SGI1R_EL1 write per <=16-CPU affinity group, isb",
+    {Arch::arm64}, gicv3_params_schema);
 
 }  // namespace
-
-std::string_view to_string(GicBarrier b) {
-    return b == GicBarrier::dsb_st ? "dsb_st" : "dsb_ishst";
-}
-
-GicBarrier parse_gic_barrier(std::string_view name) {
-    if (name == "dsb_st") return GicBarrier::dsb_st;
-    if (name == "dsb_ishst") return GicBarrier::dsb_ishst;
-    throw std::invalid_argument(fmt::format("unknown GICv3 barrier \"{}\" (dsb_st, dsb_ishst)", name));
-}
-
-void set_gic_barrier(InterruptController& intc, GicBarrier b) {
-    auto* gic = dynamic_cast<Gicv3*>(&intc);
-    if (gic == nullptr) {
-        throw std::invalid_argument(fmt::format("the GICv3 barrier does not apply to interrupt controller \"{}\"",
-                                                to_string(intc.spec().intc.kind)));
-    }
-    gic->set_barrier(b);
-}
-
-// gic_ipi_send_mask(d, mask): barrier; for_each_cpu: cluster_id = MPIDR_TO_SGI_CLUSTER_ID,
-// tlist = gic_compute_target_list(&cpu, mask, cluster_id) (consecutive mask CPUs of that
-// cluster), gic_send_sgi(cluster_id, tlist, irq); then isb().
-sim::Task<> Gicv3::do_send_ipi_mask(Cpu& sender, const CpuMask& targets, uint32_t vector, DeliveryMode mode) {
-    static const uint32_t label = profile_label("gic_ipi_send_mask");
-    auto scope = sender.function(label);
-    co_await sender.stall(barrier_ == GicBarrier::dsb_st ? costs().dsb_st : costs().dsb_ishst);
-    const std::vector<CpuId> cpus = targets.to_vector();
-    for (size_t i = 0; i < cpus.size();) {
-        const uint64_t cluster = sgi_cluster_id(topology(), cpus[i]);
-        size_t end = i + 1;
-        while (end < cpus.size() && sgi_cluster_id(topology(), cpus[end]) == cluster) ++end;
-        ++stats_.register_writes;
-        co_await sender.stall(costs().sgi1r_write);  // gic_send_sgi: one ICC_SGI1R_EL1 write
-        for (; i < end; ++i) post(sender, cpus[i], vector, mode);
-    }
-    co_await sender.stall(costs().isb);
-}
 
 }  // namespace ipisim::hw

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "hw/cpu/cpu.h"
-#include "sim/registry.h"
+#include "hw/intc/intc_type.h"
 
 namespace ipisim::hw {
 
@@ -17,48 +17,18 @@ void InterruptController::attach(sim::Engine& eng, const MachineSpec& spec, std:
     on_attach();
 }
 
-void InterruptController::check_attached() const {
-    if (fabric_ == nullptr) throw std::logic_error("interrupt controller used before attach()");
-}
-
-sim::Task<> InterruptController::send_ipi_mask(Cpu& sender, const CpuMask& targets, uint32_t vector,
-                                               DeliveryMode mode) {
-    check_attached();
-    if (targets.nr_cpus() != topology().nr_cpus()) {
-        throw std::invalid_argument(
-            fmt::format("send_ipi_mask: a {}-CPU mask on a {}-CPU machine", targets.nr_cpus(), topology().nr_cpus()));
-    }
-    ++stats_.sends;
-    return do_send_ipi_mask(sender, targets, vector, mode);
-}
-
-sim::Task<> InterruptController::send_ipi(Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode) {
-    check_attached();
-    if (target >= topology().nr_cpus()) {
-        throw std::out_of_range(fmt::format("send_ipi: cpu{} on a {}-CPU machine", target, topology().nr_cpus()));
-    }
-    ++stats_.sends;
-    return do_send_ipi(sender, target, vector, mode);
-}
-
-sim::Task<> InterruptController::do_send_ipi(Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode) {
-    const CpuMask one = CpuMask::of(topology().nr_cpus(), {target});
-    co_await do_send_ipi_mask(sender, one, vector, mode);
-}
-
 void InterruptController::post(const Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode) {
     fabric_->send(sender.id(), target, vector, mode);
 }
 
 std::unique_ptr<InterruptController> make_interrupt_controller(const MachineSpec& spec, sim::Engine& eng,
                                                                std::vector<Cpu*> cpus) {
-    const auto& registry = sim::Registry<InterruptController>::instance();
-    const std::string kind(to_string(spec.intc.kind));
-    std::unique_ptr<InterruptController> intc = registry.create(kind);
-    if (intc == nullptr) {
+    const IntcType* type = find_intc_type(spec.intc.kind);
+    if (type == nullptr) {
         throw std::invalid_argument(fmt::format("machine \"{}\": unknown interrupt controller \"{}\" (registered: {})",
-                                                spec.name, kind, registry.names()));
+                                                spec.name, spec.intc.kind, intc_type_names()));
     }
+    std::unique_ptr<InterruptController> intc = type->create();
     intc->attach(eng, spec, std::move(cpus));
     return intc;
 }

@@ -1,29 +1,28 @@
-// The sender side of interrupt delivery: an interrupt controller model (x2APIC physical or
-// cluster, xAPIC MMIO, GICv3), chosen by name in the machine file ([intc] kind), over a shared
-// DeliveryFabric.
+// The hardware side of interrupt delivery: the register model of an interrupt controller
+// (x2APIC ICR MSR, xAPIC ICR/ICR2 MMIO with its delivery-status bit, GICv3 ICC_SGI1R_EL1),
+// chosen by name in the machine file ([intc] kind, hw/intc/intc_type.h), over a shared
+// DeliveryFabric. The hardware knows only what the silicon does: the kernel's send loops that
+// drive these registers (default_send_IPI_mask_sequence_phys, __x2apic_send_IPI_mask,
+// gic_ipi_send_mask) are in kernel/irqchip.
 //
-//   auto intc = hw::make_interrupt_controller(spec, eng, cpu_pointers);
-//   cpu.local_irq_disable();
-//   co_await intc->send_ipi_mask(cpu, targets, CALL_FUNCTION_VECTOR);
-//   co_await cpu.local_irq_enable();
+//   auto intc = hw::make_interrupt_controller(spec, eng, cpu_pointers);   // spec.intc.kind
+//   auto chip = kernel::irqchip::make_irqchip(*intc);                     // its Linux driver
+//   co_await chip->send_IPI_mask(cpu, targets, CALL_FUNCTION_VECTOR);
+// and inside the x2APIC driver, one register write:
+//   co_await x2apic.write_icr(cpu, x2apic.apic_id(3), hw::X2apic::DestMode::physical, vector);
 //
-// The send methods run in the sending CPU's process (normally with IRQs disabled by the
-// caller, as in the kernel). Sender-side costs (ICR/SGI1R writes, fences, barriers, ICR polls)
-// are spent with sender.stall() inside profile scopes named after the kernel functions, so a
-// profile shows where send time goes. A message enters the fabric when the register write that
-// triggers it retires. Targets are served in ascending CPU order, like for_each_cpu().
+// Register accesses are awaited by the sending CPU's process and cost sender.stall() time; a
+// message enters the fabric when the register write that triggers it retires.
 //
-// A new controller is one .cpp: derive, implement do_send_ipi_mask (and do_send_ipi when the
-// single-target path differs), and register it under its machine-file name:
-//   static const sim::Registration<InterruptController, MyIntc> reg("intc", "my_intc", "...");
+// A new controller is one .cpp: derive, give it its register primitives and its parameter
+// struct with a config::Schema, and register it with hw::IntcRegistration (intc_type.h); its
+// kernel driver is one kernel/irqchip .cpp registered under the same name.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <string_view>
 #include <vector>
 
-#include "hw/cpumask.h"
 #include "hw/intc/delivery_fabric.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
@@ -34,9 +33,8 @@ namespace ipisim::hw {
 class Cpu;
 
 struct IntcStats {
-    uint64_t sends = 0;            // send_ipi / send_ipi_mask calls
     uint64_t register_writes = 0;  // writes that trigger a send: ICR (xAPIC low half, x2APIC MSR), SGI1R
-    uint64_t icr_polls = 0;        // xAPIC: ICR reads in apic_mem_wait_icr_idle
+    uint64_t icr_polls = 0;        // xAPIC: ICR reads waiting for the delivery-status bit to clear
 };
 
 class InterruptController {
@@ -49,26 +47,17 @@ public:
     // Binds the controller to a machine; done by make_interrupt_controller(). `cpus[i]` is CPU i.
     void attach(sim::Engine& eng, const MachineSpec& spec, std::vector<Cpu*> cpus);
 
-    // Sends `vector` to every CPU in `targets` (the sender itself included if set).
-    sim::Task<> send_ipi_mask(Cpu& sender, const CpuMask& targets, uint32_t vector,
-                              DeliveryMode mode = DeliveryMode::fixed);
-    // Sends `vector` to one CPU (apic->send_IPI / a one-CPU gic_ipi_send_mask).
-    sim::Task<> send_ipi(Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode = DeliveryMode::fixed);
-
     [[nodiscard]] DeliveryFabric& fabric() { return *fabric_; }
     [[nodiscard]] const DeliveryFabric& fabric() const { return *fabric_; }
     [[nodiscard]] const IntcStats& stats() const { return stats_; }
     [[nodiscard]] const MachineSpec& spec() const { return *spec_; }
+    [[nodiscard]] const Topology& topology() const { return spec_->topology; }
+    [[nodiscard]] uint32_t nr_cpus() const { return spec_->topology.nr_cpus(); }
 
 protected:
-    virtual sim::Task<> do_send_ipi_mask(Cpu& sender, const CpuMask& targets, uint32_t vector, DeliveryMode mode) = 0;
-    // Default: a one-CPU mask through do_send_ipi_mask.
-    virtual sim::Task<> do_send_ipi(Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode);
-    // Per-machine state (e.g. one ICR per CPU), after attach().
+    // Per-machine state (e.g. one ICR per CPU, id lookup tables), after attach().
     virtual void on_attach() {}
 
-    [[nodiscard]] const IntcSpec& costs() const { return spec_->intc; }
-    [[nodiscard]] const Topology& topology() const { return spec_->topology; }
     [[nodiscard]] sim::Engine& engine() const { return *eng_; }
     // The message leaves the sender's controller now (the triggering write has retired).
     void post(const Cpu& sender, CpuId target, uint32_t vector, DeliveryMode mode);
@@ -76,16 +65,14 @@ protected:
     IntcStats stats_;
 
 private:
-    void check_attached() const;
-
     sim::Engine* eng_ = nullptr;
     const MachineSpec* spec_ = nullptr;
     std::unique_ptr<DeliveryFabric> fabric_;
 };
 
-// The controller named by spec.intc.kind (a registered "intc" component), attached to the
-// machine. Throws std::invalid_argument for an unregistered kind (naming the known ones) or a
-// CPU list that does not match the machine.
+// The controller named by spec.intc.kind, attached to the machine. Throws
+// std::invalid_argument for an unregistered kind (naming the known ones) or a CPU list that
+// does not match the machine.
 std::unique_ptr<InterruptController> make_interrupt_controller(const MachineSpec& spec, sim::Engine& eng,
                                                                std::vector<Cpu*> cpus);
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/check_hooks.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
 
@@ -25,7 +26,8 @@ sim::Task<> Mm::user_access(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write)
         const hw::Pcid pcid = loaded_pcid(me);
         auto pte = mm.ptes.find(vpn);
         const bool present = pte != mm.ptes.end() && (!write || !pte->second->zero);
-        if (tlb.lookup(pcid, va) != nullptr) {
+        if (const hw::TlbEntry* hit = tlb.lookup(pcid, va); hit != nullptr) {
+            IPISIM_CHECK_HOOK(user_tlb_hit(me, mm.id, va, hit->filled));
             // A hit with nothing mapped behind it is a stale translation a flush missed.
             if (pte == mm.ptes.end()) ++stats_.stale_tlb_hits;
             if (present || pte == mm.ptes.end()) co_return;

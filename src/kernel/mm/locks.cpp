@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/check_hooks.h"
 #include "hw/cpu/spin.h"
 
 namespace ipisim::kernel::mm {
@@ -19,7 +20,10 @@ sim::Task<> SpinLock::lock(hw::Cpu& cpu) {
     const hw::CpuId me = cpu.id();
     ++acquisitions_;
     const uint64_t fast = co_await mem_.cmpxchg(me, *val_, 0, 1);  // queued_spin_lock()
-    if (fast == 0) co_return;
+    if (fast == 0) {
+        IPISIM_CHECK_HOOK(lock_acquired(me, *val_));
+        co_return;
+    }
     // queued_spin_lock_slowpath(): join the MCS queue (xchg_tail on the lock word).
     ++contended_;
     const uint32_t saved = cpu.profile().label();
@@ -30,12 +34,16 @@ sim::Task<> SpinLock::lock(hw::Cpu& cpu) {
     co_await mem_.fetch_or(me, *val_, 2);
     if (!head) {
         // Wait for the predecessor's handoff on our own node.
+        IPISIM_CHECK_HOOK(wait_begin(me, *node_[me]));
         co_await mem_.wait_until(me, *node_[me], [](uint64_t v) { return v != 0; });
+        IPISIM_CHECK_HOOK(wait_end(me));
         co_await mem_.store(me, *node_[me], 0);
     }
     // Queue head: spin on the lock word until the locked byte clears, then take it.
     for (;;) {
+        IPISIM_CHECK_HOOK(wait_begin(me, *val_));
         const uint64_t v = co_await mem_.wait_until(me, *val_, [](uint64_t x) { return (x & 1) == 0; });
+        IPISIM_CHECK_HOOK(wait_end(me));
         const uint64_t old = co_await mem_.cmpxchg(me, *val_, v, v | 1);
         if (old == v) break;
     }
@@ -46,9 +54,11 @@ sim::Task<> SpinLock::lock(hw::Cpu& cpu) {
         co_await mem_.store(me, *node_[queue_.front()], 1);  // hand the head to the successor
     }
     cpu.set_activity(saved, saved_activity);
+    IPISIM_CHECK_HOOK(lock_acquired(me, *val_));
 }
 
 sim::Task<> SpinLock::unlock(hw::Cpu& cpu) {
+    IPISIM_CHECK_HOOK(lock_released(cpu.id(), *val_));
     co_await mem_.fetch_and(cpu.id(), *val_, ~uint64_t{1});  // clear the locked byte
 }
 

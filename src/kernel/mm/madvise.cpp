@@ -2,6 +2,7 @@
 // under mmap_lock for read, optionally lru_add_drain(), clear the PTEs, flush the TLB for the
 // range (tlb_finish_mmu -> tlb_flush -> flush_tlb_mm_range, freed_tables = false), then drop
 // the gathered folios' references (freeing them, through the LRU when they are on it).
+#include "hw/check_hooks.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
 
@@ -19,6 +20,7 @@ sim::Task<uint64_t> Mm::zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start
     auto it = mm.ptes.lower_bound(start >> PAGE_SHIFT);
     while (it != mm.ptes.end() && it->first < (end >> PAGE_SHIFT)) {
         ++cleared;
+        IPISIM_CHECK_HOOK(pte_cleared(cpu.id(), mm.id, it->first));
         if (!it->second->zero) gathered.push_back(it->second);  // vm_normal_page: not the zero page
         it = mm.ptes.erase(it);
     }
@@ -44,6 +46,7 @@ sim::Task<> Mm::do_madvise_dontneed(hw::Cpu& cpu, MmStruct& mm, uint64_t start, 
         if (cleared != 0) {
             co_await flush_tlb_mm_range(cpu, mm, start, start + len, PAGE_SHIFT, false);
         }
+        IPISIM_CHECK_HOOK(pages_released(cpu.id(), mm.id, start, start + len, false));
         co_await lru_->folios_put(cpu, gathered);  // tlb_batch_pages_flush
     }
     co_await mm.mmap_lock->up_read(cpu);

@@ -5,6 +5,7 @@
 // frees the PTE pages no other VMA shares (freed_tables), and flushes the TLB for the range.
 #include <stdexcept>
 
+#include "hw/check_hooks.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
 
@@ -89,6 +90,7 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     if (cleared != 0 || freed_tables) {
         co_await flush_tlb_mm_range(cpu, mm, start, end, PAGE_SHIFT, freed_tables);
     }
+    IPISIM_CHECK_HOOK(pages_released(cpu.id(), mm.id, start, end, freed_tables));
     co_await lru_->folios_put(cpu, gathered);
     co_await mm.mmap_lock->up_read(cpu);
 }

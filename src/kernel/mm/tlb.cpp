@@ -4,6 +4,8 @@
 // on every target, with the generation logic that coalesces concurrent flushes.
 #include <fmt/format.h>
 
+#include "hw/check_hooks.h"
+#include "hw/observer.h"
 #include "hw/tlb/tlb_insn.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
@@ -46,6 +48,7 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
     static const uint32_t label = hw::profile_label("flush_tlb_mm_range", kFlush);
     auto scope = cpu.function(label, hw::Activity::kernel);
     const hw::CpuId me = cpu.id();
+    const sim::Picos began = cpu.now();
     ++flush_stats_.flush_tlb_mm_range;
     co_await cpu.compute_cycles(cyc(costs::flush_tlb_mm_range));
     // Should we flush just the requested range?
@@ -98,6 +101,8 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
         }
     }
     // put_flush_tlb_info(), put_cpu(); mmu_notifier_arch_invalidate_secondary_tlbs: no IOMMU.
+    IPISIM_CHECK_HOOK(flush_returned(me, mm.id, start, end, began));
+    hw::record_latency("flush_tlb_mm_range", cpu.now() - began);
 }
 
 sim::Task<> Mm::native_flush_tlb_multi(hw::Cpu& cpu, const hw::CpuMask& cpumask, const FlushTlbInfo& info) {

@@ -19,6 +19,8 @@
 // included, and releases) wakes the spinners of that target, who all poll it.
 #include <fmt/format.h>
 
+#include "hw/check_hooks.h"
+#include "hw/observer.h"
 #include "kernel/rar/smp_call_rar.h"
 
 namespace ipisim::kernel {
@@ -117,6 +119,7 @@ private:
         hw::SimVar& action = rar().hardware().action_word(target_cpu, payload_nr);
         hw::SimVar& pending = *rar_pending_[target_cpu];
         uint8_t status = hw::Rar::action_byte(co_await mem.load(me, action), payload_nr);
+        IPISIM_CHECK_HOOK(wait_begin(me, action));
         while (status == hw::kRarPending) {
             // cpu_relax(): nothing changes until one of the two lines is written.
             if (action.line().holds(me) && pending.line().holds(me)) {
@@ -128,8 +131,10 @@ private:
             // Target CPU is not processing RARs right now.
             if (owner == kNoRarPending) break;
         }
+        IPISIM_CHECK_HOOK(wait_end(me));
         if (status == hw::kRarPending) ++stats.unprocessed;
         stats.action_spin += self.now() - start;
+        hw::record_latency("wait_for_action_done", self.now() - start);
         co_return status;
     }
 

@@ -1,5 +1,6 @@
 #include "kernel/rar/raw_spinlock.h"
 
+#include "hw/check_hooks.h"
 #include "hw/cpu/spin.h"
 
 namespace ipisim::kernel {
@@ -15,7 +16,10 @@ sim::Task<> RawSpinLock::raw_spin_lock(hw::Cpu& cpu) {
     const hw::CpuId me = cpu.id();
     ++stats_.acquisitions;
     const uint64_t fast = co_await mem_.cmpxchg(me, *val_, 0, kLocked);  // queued_spin_lock()
-    if (fast == 0) co_return;
+    if (fast == 0) {
+        IPISIM_CHECK_HOOK(lock_acquired(me, *val_));
+        co_return;
+    }
     ++stats_.contended;
     const sim::Picos start = cpu.now();
     auto scope = cpu.function(label_);
@@ -26,9 +30,11 @@ sim::Task<> RawSpinLock::raw_spin_lock(hw::Cpu& cpu) {
         if (old == 0) break;
     }
     stats_.spin += cpu.now() - start;
+    IPISIM_CHECK_HOOK(lock_acquired(me, *val_));
 }
 
 sim::Task<> RawSpinLock::raw_spin_unlock(hw::Cpu& cpu) {
+    IPISIM_CHECK_HOOK(lock_released(cpu.id(), *val_));
     co_await mem_.store(cpu.id(), *val_, 0);  // smp_store_release(&lock->locked, 0)
 }
 

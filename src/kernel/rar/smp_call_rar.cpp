@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "hw/cpu/spin.h"
+#include "hw/observer.h"
 #include "kernel/costs.h"
 
 namespace ipisim::kernel {
@@ -25,8 +26,8 @@ std::unique_ptr<RarPlacement> cpu_number_placement() {
     return std::make_unique<RarPlacement>();
 }
 
-SmpCallRar::SmpCallRar(hw::Platform& platform, const CpuMask& online, const RarVariant& variant)
-    : p_(platform), hw_(platform.rar()), online_(online), nr_slots_(0) {
+SmpCallRar::SmpCallRar(hw::Platform& platform, const CpuMask& online, irqchip::Irqchip& ipi, const RarVariant& variant)
+    : p_(platform), ipi_(ipi), hw_(platform.rar()), online_(online), nr_slots_(0) {
     if (hw_ == nullptr) {
         throw std::invalid_argument(fmt::format("RAR kernel code on {}, which has no RAR", platform.spec().name));
     }
@@ -127,7 +128,7 @@ sim::Task<> SmpCallRar::native_send_rar_ipi(Cpu& self, const CpuMask& dest) {
     stats_.ipis += dest.weight();
     // __apic_send_IPI_mask(): the xAPIC/x2APIC mask senders run with IRQs saved off.
     self.local_irq_disable();
-    co_await p_.intc().send_ipi_mask(self, dest, RAR_VECTOR, hw::DeliveryMode::rar);
+    co_await ipi_.send_IPI_mask(self, dest, RAR_VECTOR, hw::DeliveryMode::rar);
     co_await self.local_irq_enable();
 }
 
@@ -139,6 +140,7 @@ sim::Task<uint8_t> SmpCallRar::wait_for_action_done(Cpu& self, uint32_t slot, Cp
         return hw::Rar::action_byte(w, slot) != hw::kRarPending;
     });
     stats_.action_spin += self.now() - start;
+    hw::record_latency("wait_for_action_done", self.now() - start);
     const uint8_t status = hw::Rar::action_byte(word, slot);
     if (status != hw::kRarSuccess) {
         throw std::logic_error(fmt::format("cpu{}: RAR slot {} on cpu{} ended {:#x}", self.id(), slot, target, status));

@@ -24,6 +24,7 @@
 
 #include "hw/cpumask.h"
 #include "hw/platform.h"
+#include "kernel/irqchip/irqchip.h"
 #include "kernel/rar/raw_spinlock.h"
 #include "sim/task.h"
 
@@ -102,9 +103,9 @@ std::unique_ptr<RarPlacement> make_placement() {
 
 class SmpCallRar {
 public:
-    // Binds the kernel side to `platform`, which must have RAR; `online` (cpu_online_mask) is
-    // referenced.
-    SmpCallRar(hw::Platform& platform, const hw::CpuMask& online, const RarVariant& variant);
+    // Binds the kernel side to `platform`, which must have RAR; `online` (cpu_online_mask) and
+    // `ipi` (the APIC driver that sends the RAR IPIs) are referenced.
+    SmpCallRar(hw::Platform& platform, const hw::CpuMask& online, irqchip::Irqchip& ipi, const RarVariant& variant);
     SmpCallRar(const SmpCallRar&) = delete;
     SmpCallRar& operator=(const SmpCallRar&) = delete;
 
@@ -141,6 +142,7 @@ private:
     [[nodiscard]] static uint64_t rar_pages(uint64_t start, uint64_t end);
 
     hw::Platform& p_;
+    irqchip::Irqchip& ipi_;
     hw::Rar* hw_;
     const hw::CpuMask& online_;
     uint32_t nr_slots_;

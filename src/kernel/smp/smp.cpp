@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "hw/check_hooks.h"
 #include "hw/cpu/spin.h"
+#include "hw/observer.h"
 #include "kernel/costs.h"
 
 namespace ipisim::kernel {
@@ -24,8 +26,9 @@ uint32_t label(const char* name) {
 }
 }  // namespace
 
-Smp::Smp(hw::Platform& platform)
+Smp::Smp(hw::Platform& platform, irqchip::Irqchip& ipi)
     : p_(platform),
+      ipi_(ipi),
       mem_(platform.memory()),
       pcpu_(platform.nr_cpus()),
       cfd_open_line_(platform.nr_cpus(), nullptr),
@@ -40,9 +43,6 @@ Smp::Smp(hw::Platform& platform)
         pc.csd_data = new_csd(c, mem_.new_line(fmt::format("csd_data[{}]", c), node));
         pc.stack_csd = new_csd(c, mem_.new_line(fmt::format("stack_csd[{}]", c), node));
         pc.tif_flags = &mem_.new_aligned_var(fmt::format("idle_thread_info[{}].flags", c), node);
-        pc.cfd_csd.assign(p_.nr_cpus(), nullptr);
-        pc.cfd_cpumask = CpuMask(p_.nr_cpus());
-        pc.cfd_cpumask_ipi = CpuMask(p_.nr_cpus());
         // sysvec_call_function{,_single}: both run generic_smp_call_function_interrupt().
         auto handler = [this](Cpu& cpu, const sim::Interrupt&) -> sim::Task<> {
             co_await __flush_smp_call_function_queue(cpu);
@@ -74,7 +74,7 @@ Csd& Smp::alloc_csd(CpuId owner, const char* name) {
 }
 
 Csd& Smp::cfd_csd(CpuId sender, CpuId target) {
-    Csd*& slot = pcpu_[sender].cfd_csd[target];
+    Csd*& slot = cfd_csd_[(static_cast<uint64_t>(sender) << 32) | target];
     if (slot == nullptr) {
         // per_cpu_ptr(cfd->csd, target): in the target's per-CPU area, two CSDs per line.
         hw::CacheLine*& open = cfd_open_line_[target];
@@ -92,7 +92,10 @@ Csd& Smp::cfd_csd(CpuId sender, CpuId target) {
 sim::Task<> Smp::csd_lock_wait(Cpu& self, Csd& csd) {
     static const uint32_t l = label("csd_lock_wait");
     auto scope = self.function(l);
+    const bool locked = (csd.flags->peek() & CSD_FLAG_LOCK) != 0;  // latency histogram: waits that wait
+    const sim::Picos started = self.now();
     co_await hw::spin_until(self, mem_, *csd.flags, [](uint64_t f) { return (f & CSD_FLAG_LOCK) == 0; });
+    if (locked) hw::record_latency("csd_lock_wait", self.now() - started);
 }
 
 sim::Task<> Smp::csd_lock(Cpu& self, Csd& csd, uint64_t type) {
@@ -102,13 +105,16 @@ sim::Task<> Smp::csd_lock(Cpu& self, Csd& csd, uint64_t type) {
 
 sim::Task<> Smp::csd_unlock(Cpu& self, Csd& csd) {
     // smp_store_release(&csd->node.u_flags, 0)
+    IPISIM_CHECK_HOOK(csd_unlock(self.id(), *csd.flags, csd.flags->peek()));
     co_await mem_.store(self.id(), *csd.flags, 0);
 }
 
 sim::Task<bool> Smp::llist_add(Cpu& self, CpuId cpu, Csd& csd) {
     PerCpu& pc = pcpu_[cpu];
+    IPISIM_CHECK_HOOK(csd_locked(self.id(), *csd.flags, cpu));
     const uint64_t before = co_await mem_.fetch_add(self.id(), *pc.queue_head, 1);
     pc.queue.push_back(&csd);
+    if (hw::Observer* t = hw::tracer()) t->queue_changed(cpu, "call_single_queue", pc.queue.size(), self.now());
     co_return before == 0;
 }
 
@@ -123,7 +129,7 @@ sim::Task<> Smp::send_call_function_single_ipi(Cpu& self, CpuId cpu) {
         co_return;
     }
     ++stats_.ipis_single;
-    co_await p_.intc().send_ipi(self, cpu, CALL_FUNCTION_SINGLE_VECTOR);
+    co_await ipi_.send_IPI(self, cpu, CALL_FUNCTION_SINGLE_VECTOR);
 }
 
 sim::Task<> Smp::__smp_call_single_queue(Cpu& self, CpuId cpu, Csd& csd) {
@@ -207,6 +213,7 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
     bool run_remote = !targets.empty();
     bool enqueued = false;
     if (run_remote) {
+        if (pc.cfd_cpumask_ipi.nr_cpus() != p_.nr_cpus()) pc.cfd_cpumask_ipi = CpuMask(p_.nr_cpus());
         pc.cfd_cpumask_ipi.clear_all();
         uint32_t nr_cpus = 0;
         CpuId last_cpu = 0;
@@ -240,7 +247,7 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
             // arch_send_call_function_ipi_mask(): no polling shortcut on this path.
             stats_.ipis_many += nr_cpus;
             self.local_irq_disable();
-            co_await p_.intc().send_ipi_mask(self, pc.cfd_cpumask_ipi, CALL_FUNCTION_VECTOR);
+            co_await ipi_.send_IPI_mask(self, pc.cfd_cpumask_ipi, CALL_FUNCTION_VECTOR);
             co_await self.local_irq_enable();
         }
     }
@@ -302,6 +309,7 @@ sim::Task<> Smp::__flush_smp_call_function_queue(Cpu& self) {
     if (n == 0) co_return;
     std::vector<Csd*> batch(pc.queue.begin(), pc.queue.begin() + static_cast<std::ptrdiff_t>(n));
     pc.queue.erase(pc.queue.begin(), pc.queue.begin() + static_cast<std::ptrdiff_t>(n));
+    if (hw::Observer* t = hw::tracer()) t->queue_changed(self.id(), "call_single_queue", pc.queue.size(), self.now());
     co_await self.compute_cycles(sim::Cycles(costs::flush_queue_setup + n * costs::flush_queue_per_node));
     // Pass 1: SYNC callbacks run, then their CSD is released.
     for (Csd* csd : batch) {

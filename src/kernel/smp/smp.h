@@ -10,10 +10,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "hw/cpumask.h"
 #include "hw/platform.h"
+#include "kernel/irqchip/irqchip.h"
 #include "kernel/smp/csd.h"
 #include "sim/stats.h"
 
@@ -48,7 +50,8 @@ struct SmpStats {
 
 class Smp {
 public:
-    explicit Smp(hw::Platform& platform);
+    // IPIs go through `ipi`, the machine's interrupt-controller driver.
+    Smp(hw::Platform& platform, irqchip::Irqchip& ipi);
     Smp(const Smp&) = delete;
     Smp& operator=(const Smp&) = delete;
 
@@ -80,6 +83,7 @@ public:
 
     [[nodiscard]] const SmpStats& stats() const { return stats_; }
     [[nodiscard]] hw::Platform& platform() { return p_; }
+    [[nodiscard]] irqchip::Irqchip& irqchip() { return ipi_; }
 
 private:
     struct PerCpu {
@@ -88,7 +92,7 @@ private:
         Csd* csd_data = nullptr;           // async smp_call_function_single CSD
         Csd* stack_csd = nullptr;          // on-stack CSD of a sync smp_call_function_single
         hw::SimVar* tif_flags = nullptr;   // idle task thread flags (TIF_POLLING_NRFLAG)
-        std::vector<Csd*> cfd_csd;         // this CPU's multi-call CSD per target (lazy)
+        // Sized at this CPU's first multi-call (empty until then: memory grows with the work).
         hw::CpuMask cfd_cpumask;
         hw::CpuMask cfd_cpumask_ipi;
     };
@@ -107,9 +111,13 @@ private:
     sim::Task<> run_local(hw::Cpu& self, const SmpCallFunc& func);
 
     hw::Platform& p_;
+    irqchip::Irqchip& ipi_;
     hw::Memory& mem_;
     std::vector<PerCpu> pcpu_;
     std::vector<std::unique_ptr<Csd>> csds_;
+    // The multi-call CSD of each (sender, target) pair used so far, created at first use: the
+    // kernel's per-sender percpu array (cfd->csd) without an N x N table. Looked up only.
+    std::unordered_map<uint64_t, Csd*> cfd_csd_;
     // Two 32-byte CSDs per line in a target's per-CPU area: the line still filling, per target.
     std::vector<hw::CacheLine*> cfd_open_line_;
     hw::CpuMask online_;

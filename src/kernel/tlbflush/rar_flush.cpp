@@ -15,7 +15,7 @@ std::string RarFlush::machine_support(const hw::MachineSpec& machine) const {
 
 void RarFlush::attach(mm::Mm& m) {
     TlbFlushProtocol::attach(m);
-    rar_ = std::make_unique<SmpCallRar>(m.platform(), m.smp().cpu_online_mask(), variant_);
+    rar_ = std::make_unique<SmpCallRar>(m.platform(), m.smp().cpu_online_mask(), m.smp().irqchip(), variant_);
     asids_ = std::make_unique<GlobalAsids>(
         m.mem(), [this](hw::Cpu& cpu) { return flush_tlb_all(cpu); }, m.nr_dyn_asids());
 }

@@ -1,0 +1,191 @@
+#include "check/check_stress.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "check/monitors.h"
+#include "experiment/system.h"
+#include "kernel/mm/mm.h"
+#include "sim/rng.h"
+
+namespace ipisim::check {
+
+namespace {
+
+using hw::Cpu;
+using kernel::mm::MmStruct;
+using kernel::mm::PAGE_SIZE;
+using sim::Picos;
+
+constexpr Picos ns(uint64_t n) {
+    return Picos(n * 1000);
+}
+
+struct Region {
+    uint64_t addr = 0;
+    bool mapped = false;
+    bool remapping = false;
+    uint32_t users = 0;  // CPUs inside an access or madvise of it
+};
+
+struct Shared {
+    const StressSpec* spec = nullptr;
+    kernel::mm::Mm* mm = nullptr;
+    MmStruct* a = nullptr;
+    std::vector<MmStruct*> b;  // per CPU: its private second address space
+    std::vector<Region> regions;
+    bool ready = false;
+    uint32_t done = 0;
+    uint64_t accesses = 0;
+};
+
+sim::Task<> access_region(Shared& s, Cpu& cpu, sim::Rng& rng, Region& r) {
+    const uint64_t n = rng.uniform(1, 4);
+    for (uint64_t k = 0; k < n; ++k) {
+        const uint64_t page = rng.uniform(0, s.spec->pages_per_region - 1);
+        // Even pages are written, odd pages only read (no write to a zero-page mapping).
+        co_await s.mm->user_access(cpu, *s.a, r.addr + page * PAGE_SIZE, page % 2 == 0);
+        ++s.accesses;
+        co_await cpu.compute(ns(rng.uniform(20, 300)));
+    }
+}
+
+sim::Task<> remap_region(Shared& s, Cpu& cpu, Region& r) {
+    r.mapped = false;
+    r.remapping = true;
+    // Wait (bounded) for the region's users to leave it.
+    for (int i = 0; i < 250 && r.users > 0; ++i) co_await cpu.compute(ns(200));
+    if (r.users == 0) {
+        const uint64_t len = s.spec->pages_per_region * PAGE_SIZE;
+        co_await s.mm->vm_munmap(cpu, *s.a, r.addr, len);
+        r.addr = co_await s.mm->vm_mmap(cpu, *s.a, len);
+    }
+    r.remapping = false;
+    r.mapped = true;
+}
+
+sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
+    static const uint32_t user = hw::profile_label("check_stress.user");
+    static const uint32_t kthread = hw::profile_label("check_stress.kthread");
+    auto scope = cpu.function(user, hw::Activity::user);
+    const hw::CpuId c = cpu.id();
+    kernel::mm::Mm& mm = *s.mm;
+    co_await mm.switch_mm_irqs_off(cpu, *s.a);
+    const uint64_t b_addr = co_await mm.vm_mmap(cpu, *s.b[c], 2 * PAGE_SIZE);
+    if (c == 0) {
+        for (Region& r : s.regions) {
+            r.addr = co_await mm.vm_mmap(cpu, *s.a, s.spec->pages_per_region * PAGE_SIZE);
+            r.mapped = true;
+        }
+        s.ready = true;
+    }
+    while (!s.ready) co_await cpu.compute(ns(100));
+    sim::Rng rng = sim::Rng::stream(s.spec->seed, fmt::format("check_stress.cpu.{}", c));
+    for (uint32_t op = 0; op < s.spec->ops_per_cpu; ++op) {
+        const uint64_t kind = rng.uniform(0, 99);
+        Region& r = s.regions[rng.uniform(0, s.regions.size() - 1)];
+        if (kind < 55) {
+            if (!r.mapped) continue;
+            ++r.users;
+            co_await access_region(s, cpu, rng, r);
+            --r.users;
+        } else if (kind < 70) {
+            if (!r.mapped) continue;
+            const uint64_t page = rng.uniform(0, s.spec->pages_per_region - 1);
+            ++r.users;
+            co_await mm.do_madvise_dontneed(cpu, *s.a, r.addr + page * PAGE_SIZE, PAGE_SIZE);
+            --r.users;
+        } else if (kind < 74) {
+            if (!r.mapped || r.remapping) continue;
+            co_await remap_region(s, cpu, r);
+        } else if (kind < 86) {
+            // A kernel thread runs: lazy TLB, then back to the task's mm.
+            co_await mm.enter_lazy_tlb(cpu);
+            {
+                auto k = cpu.function(kthread, hw::Activity::kernel);
+                co_await cpu.compute(ns(rng.uniform(1'000, 20'000)));
+            }
+            co_await mm.switch_mm_irqs_off(cpu, *s.a);
+        } else if (kind < 94) {
+            // Another process (its own mm and PCID) runs for a while.
+            co_await mm.switch_mm_irqs_off(cpu, *s.b[c]);
+            co_await mm.user_access(cpu, *s.b[c], b_addr, true);
+            co_await cpu.compute(ns(rng.uniform(200, 5'000)));
+            co_await mm.switch_mm_irqs_off(cpu, *s.a);
+        } else {
+            co_await cpu.compute(ns(rng.uniform(100, 3'000)));
+        }
+    }
+    ++s.done;
+}
+
+}  // namespace
+
+StressResult run_check_stress(const StressSpec& spec) {
+    kernel::KernelConfig config;
+    config.tlb_flush = spec.protocol;
+    auto sys = std::make_unique<experiment::System>(spec.machine, config);
+    kernel::Kernel& k = sys->kernel();
+    sim::Engine& eng = sys->engine();
+    MonitorOptions options;
+    options.wait_bound = spec.wait_bound;
+    options.event_log = spec.event_log;
+    options.stop_on_violation = true;
+    Monitors mon(sys->platform(), options, &k);
+    SeededPerturbation perturbation(spec.perturbation, spec.seed);
+    StressResult out;
+    {
+        std::unique_ptr<Monitors::Installed> on;
+        if (spec.monitors) on = std::make_unique<Monitors::Installed>(mon);
+        std::unique_ptr<SeededPerturbation::Installed> perturbed;
+        if (spec.perturb) perturbed = std::make_unique<SeededPerturbation::Installed>(perturbation);
+
+        Shared s;
+        s.spec = &spec;
+        s.mm = &k.mm();
+        s.a = &s.mm->mm_alloc(0);
+        const uint32_t n = k.nr_cpus();
+        for (hw::CpuId c = 0; c < n; ++c) s.b.push_back(&s.mm->mm_alloc(sys->platform().topology().node_of(c)));
+        s.regions.resize(spec.regions);
+        for (hw::CpuId c = 0; c < n; ++c) {
+            k.run_on(c, [&s](Cpu& cpu) -> sim::Task<> { co_await cpu_body(s, cpu); });
+        }
+        k.boot();
+        const Picos limit = mon.waits().bound() + mon.waits().bound() / 2 + Picos(10'000'000'000);
+        const Picos step = Picos(50'000'000);  // 50 us
+        while (mon.total() == 0 && s.done < n && eng.now() < limit) {
+            eng.run_until(eng.now() + step);
+            if (eng.pending_events() == 0) {
+                out.drained = true;
+                break;
+            }
+        }
+        out.unfinished = n - s.done;
+        if (mon.total() == 0) mon.finish(out.drained, out.unfinished);
+        if (mon.total() == 0 && out.unfinished > 0) {
+            Violation v;
+            v.kind = ViolationKind::stuck_wait;
+            v.time = eng.now();
+            v.diagnosis = fmt::format("{} CPUs did not finish their operations by {} (no wait outlived the bound)",
+                                      out.unfinished, sim::to_string(eng.now()));
+            out.violations.push_back(v);
+            out.total_violations = 1;
+        }
+        out.accesses = s.accesses;
+        out.flushes = s.mm->flush_stats().flush_tlb_mm_range;
+        out.fingerprint = eng.fingerprint();
+        out.events = eng.events_dispatched();
+        out.end = eng.now();
+        // The frames go before the hooks and the workload's state they reference.
+        eng.shutdown();
+    }
+    if (out.violations.empty()) {
+        out.violations = mon.violations();
+        out.total_violations = mon.total();
+    }
+    out.window = mon.window();
+    return out;
+}
+
+}  // namespace ipisim::check

@@ -1,0 +1,46 @@
+// The deadlock monitor (docs/checker.md, "Deadlock"): who holds what, and who waits for whom.
+//
+// It follows lock ownership (qspinlock / raw spinlock words: lock_acquired, lock_released) and
+// which CPU will unlock each queued CSD (csd_locked: the target whose IPI handler runs it). When
+// the run ends with work unfinished and no event left (nothing can ever wake a waiter), each
+// waiting CPU's innermost wait gives one wait-for edge: a lock word -> its holder, a CSD -> its
+// target. A cycle of edges is a deadlock, reported with every CPU's held locks, wait and IRQ
+// state; waits outside any cycle are lost wake-ups (or wait on a CPU in the cycle).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "check/violation.h"
+#include "check/waits.h"
+
+namespace ipisim::check {
+
+class Deadlock {
+public:
+    void lock_acquired(hw::CpuId cpu, const hw::SimVar& word) { holder_[&word] = cpu; }
+    void lock_released(const hw::SimVar& word) { holder_.erase(&word); }
+    void csd_locked(const hw::SimVar& flags, hw::CpuId target) { csd_target_[&flags] = target; }
+
+    // The CPU `cpu`'s innermost wait waits for, or nr_cpus when none is known.
+    [[nodiscard]] hw::CpuId waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus) const;
+    // Locks held by `cpu` (names, sorted).
+    [[nodiscard]] std::vector<std::string> held_by(hw::CpuId cpu) const;
+    // The report when the run ended with nothing left to happen: the deadlock with its cycle,
+    // or, without a cycle, the lost wake-up of the first waiting CPU. `irqs_off(c)` is the IRQ
+    // state of CPU c; `finished(c)` whether its work completed.
+    [[nodiscard]] Violation analyze(const Waits& waits, uint32_t nr_cpus, sim::Picos now,
+                                    const std::function<bool(hw::CpuId)>& irqs_off) const;
+
+private:
+    [[nodiscard]] std::string describe(const Waits& waits, hw::CpuId c, uint32_t nr_cpus, sim::Picos now,
+                                       const std::function<bool(hw::CpuId)>& irqs_off) const;
+
+    std::unordered_map<const hw::SimVar*, hw::CpuId> holder_;
+    std::unordered_map<const hw::SimVar*, hw::CpuId> csd_target_;
+};
+
+}  // namespace ipisim::check

@@ -1,0 +1,127 @@
+#include "check/monitors.h"
+
+#include <numeric>
+
+namespace ipisim::check {
+
+std::string_view to_string(ViolationKind k) {
+    switch (k) {
+        case ViolationKind::stale_translation:
+            return "stale_translation";
+        case ViolationKind::stuck_wait:
+            return "stuck_wait";
+        case ViolationKind::deadlock:
+            return "deadlock";
+        case ViolationKind::contract:
+            return "contract";
+    }
+    return "?";
+}
+
+Monitors::Monitors(hw::Platform& platform, MonitorOptions options, kernel::Kernel* kernel)
+    : platform_(platform),
+      kernel_(kernel),
+      eng_(platform.engine()),
+      options_(options),
+      waits_(platform.nr_cpus(),
+             options.wait_bound == sim::Picos::zero() ? default_wait_bound(platform.spec()) : options.wait_bound),
+      stale_(platform.nr_cpus()) {}
+
+uint64_t Monitors::total() const {
+    return std::accumulate(counts_.begin(), counts_.end(), uint64_t{0});
+}
+
+void Monitors::report(Violation v) {
+    if (total() == 0 && options_.event_log) window_ = log_.render();
+    ++counts_[static_cast<size_t>(v.kind)];
+    if (kept_.size() < kKept) kept_.push_back(std::move(v));
+    if (options_.stop_on_violation) eng_.stop();
+}
+
+void Monitors::finish(bool drained, uint32_t unfinished) {
+    const sim::Picos t = now();
+    if (drained && unfinished > 0) {
+        report(deadlock_.analyze(waits_, platform_.nr_cpus(), t,
+                                 [this](hw::CpuId c) { return platform_.cpu(c).irqs_disabled(); }));
+        return;
+    }
+    for (Violation& v : waits_.stuck(t)) report(std::move(v));
+}
+
+void Monitors::finish_run() {
+    uint32_t waiting = 0;
+    for (hw::CpuId c = 0; c < platform_.nr_cpus(); ++c) waiting += waits_.current_wait(c) != nullptr ? 1 : 0;
+    finish(eng_.pending_events() == 0, waiting);
+}
+
+nlohmann::ordered_json Monitors::summary() const {
+    nlohmann::ordered_json j;
+    j["violations"] = total();
+    if (kept_.empty()) return j;
+    const Violation& v = kept_.front();
+    j["first"] = {{"kind", to_string(v.kind)}, {"cpu", v.cpu}, {"time_ps", v.time.count()}, {"diagnosis", v.diagnosis}};
+    nlohmann::ordered_json by_kind = nlohmann::ordered_json::object();
+    for (size_t k = 0; k < counts_.size(); ++k) {
+        if (counts_[k] != 0) by_kind[std::string(to_string(static_cast<ViolationKind>(k)))] = counts_[k];
+    }
+    j["by_kind"] = by_kind;
+    return j;
+}
+
+void Monitors::wait_begin(hw::CpuId cpu, const hw::SimVar& var) {
+    log(cpu, LogKind::wait_begin, 0, 0, &var);
+    waits_.wait_begin(cpu, var, now());
+}
+
+void Monitors::wait_end(hw::CpuId cpu) {
+    log(cpu, LogKind::wait_end);
+    if (auto v = waits_.wait_end(cpu, now())) report(std::move(*v));
+}
+
+void Monitors::lock_acquired(hw::CpuId cpu, const hw::SimVar& word) {
+    log(cpu, LogKind::lock_acquired, 0, 0, &word);
+    deadlock_.lock_acquired(cpu, word);
+}
+
+void Monitors::lock_released(hw::CpuId cpu, const hw::SimVar& word) {
+    log(cpu, LogKind::lock_released, 0, 0, &word);
+    deadlock_.lock_released(word);
+}
+
+void Monitors::csd_locked(hw::CpuId cpu, const hw::SimVar& flags, hw::CpuId target) {
+    log(cpu, LogKind::csd_locked, target, 0, &flags);
+    deadlock_.csd_locked(flags, target);
+}
+
+void Monitors::csd_unlock(hw::CpuId cpu, const hw::SimVar& flags, uint64_t old_flags) {
+    log(cpu, LogKind::csd_unlock, old_flags, 0, &flags);
+    if (auto v = contracts_.csd_unlock(cpu, flags, old_flags, now())) report(std::move(*v));
+}
+
+void Monitors::user_tlb_hit(hw::CpuId cpu, uint64_t mm_id, uint64_t va, sim::Picos filled) {
+    log(cpu, LogKind::tlb_hit, mm_id, va);
+    if (auto v = stale_.user_tlb_hit(cpu, mm_id, va, filled, now())) report(std::move(*v));
+}
+
+void Monitors::pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn) {
+    log(cpu, LogKind::pte_cleared, mm_id, vpn);
+    stale_.pte_cleared(cpu, mm_id, vpn, now());
+}
+
+void Monitors::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) {
+    log(cpu, LogKind::pages_released, mm_id, start);
+    stale_.pages_released(cpu, mm_id, start, end, now());
+    if (freed_tables && kernel_ != nullptr) {
+        const std::optional<sim::Picos> began = stale_.last_flush_began(cpu);
+        if (auto v = check_freed_tables(kernel_->mm(), cpu, mm_id, start, end, began.value_or(now()), now())) {
+            report(std::move(*v));
+        }
+    }
+}
+
+void Monitors::flush_returned(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) {
+    log(cpu, LogKind::flush_returned, mm_id, start);
+    stale_.flush_returned(cpu, start, end, began, now());
+}
+
+}  // namespace ipisim::check

@@ -1,0 +1,105 @@
+#include "check/mutants.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "kernel/mm/locks.h"
+#include "kernel/mm/mm.h"
+#include "kernel/tlbflush/tlb_flush_protocol.h"
+#include "sim/registry.h"
+
+namespace ipisim::check {
+
+namespace {
+
+using hw::Cpu;
+using kernel::mm::FlushTlbInfo;
+
+constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
+
+class LocalOnly final : public kernel::TlbFlushProtocol {
+public:
+    sim::Task<> flush_tlb_multi(Cpu& self, const hw::CpuMask& cpumask, const FlushTlbInfo& info) override {
+        if (!cpumask.test(self.id())) co_return;
+        self.local_irq_disable();
+        co_await mm().flush_tlb_func(self, info);
+        co_await self.local_irq_enable();
+    }
+};
+
+class NoWait final : public kernel::TlbFlushProtocol {
+public:
+    sim::Task<> flush_tlb_multi(Cpu& self, const hw::CpuMask& cpumask, const FlushTlbInfo& info) override {
+        static const uint32_t label = hw::profile_label("native_flush_tlb_multi", kFlush);
+        auto scope = self.function(label, hw::Activity::kernel);
+        kernel::mm::Mm& m = mm();
+        kernel::SmpCallFunc func = [&m, &info](Cpu& c) { return m.flush_tlb_func(c, info); };
+        kernel::SmpCondFunc cond = [&m, &info](Cpu& s, hw::CpuId t) { return m.should_flush_tlb(s, t, info); };
+        co_await m.smp().on_each_cpu_cond_mask(self, cond, func, /*wait=*/false, cpumask);
+    }
+};
+
+class SkipLazyFreed final : public kernel::TlbFlushProtocol {
+public:
+    // Always on_each_cpu_cond_mask(should_flush_tlb): lazy CPUs are skipped even when page
+    // tables were freed.
+    sim::Task<bool> ipi_flush_must_reach_all(Cpu& /*self*/, const FlushTlbInfo& /*info*/) override { co_return false; }
+};
+
+class AbbaDeadlock final : public kernel::TlbFlushProtocol {
+public:
+    void attach(kernel::mm::Mm& m) override {
+        TlbFlushProtocol::attach(m);
+        a_ = std::make_unique<kernel::mm::SpinLock>(m.mem(), "abba_lock_a", 0, m.nr_cpus());
+        b_ = std::make_unique<kernel::mm::SpinLock>(m.mem(), "abba_lock_b", 0, m.nr_cpus());
+    }
+    sim::Task<> flush_tlb_multi(Cpu& self, const hw::CpuMask& cpumask, const FlushTlbInfo& info) override {
+        static const uint32_t label = hw::profile_label("abba_flush_tlb_multi", kFlush);
+        {
+            auto scope = self.function(label, hw::Activity::kernel);
+            kernel::mm::SpinLock& first = self.id() % 2 == 0 ? *a_ : *b_;
+            kernel::mm::SpinLock& second = self.id() % 2 == 0 ? *b_ : *a_;
+            self.local_irq_disable();
+            co_await first.lock(self);
+            co_await self.compute(sim::Picos(500'000));
+            co_await second.lock(self);
+            co_await self.compute(sim::Picos(200'000));
+            co_await second.unlock(self);
+            co_await first.unlock(self);
+            co_await self.local_irq_enable();
+        }
+        co_await mm().native_flush_tlb_multi(self, cpumask, info);
+    }
+
+private:
+    std::unique_ptr<kernel::mm::SpinLock> a_;
+    std::unique_ptr<kernel::mm::SpinLock> b_;
+};
+
+template <class Impl>
+void add(const char* name, const char* description) {
+    auto& r = sim::Registry<kernel::TlbFlushProtocol>::instance();
+    if (!r.contains(name)) r.add(name, description, [] { return std::make_unique<Impl>(); });
+}
+
+}  // namespace
+
+const std::vector<std::string>& mutant_names() {
+    static const std::vector<std::string> names = {"abba-deadlock", "ipi-local-only", "ipi-no-wait",
+                                                   "ipi-skip-lazy-freed"};
+    return names;
+}
+
+bool is_mutant(const std::string& name) {
+    const auto& n = mutant_names();
+    return std::find(n.begin(), n.end(), name) != n.end();
+}
+
+void register_mutants() {
+    add<LocalOnly>("ipi-local-only", "checker mutant: path (b) flushes the initiator only");
+    add<NoWait>("ipi-no-wait", "checker mutant: the IPI flush returns before the targets flushed");
+    add<SkipLazyFreed>("ipi-skip-lazy-freed", "checker mutant: skips lazy CPUs although page tables were freed");
+    add<AbbaDeadlock>("abba-deadlock", "checker mutant: two locks in opposite orders with IRQs off");
+}
+
+}  // namespace ipisim::check

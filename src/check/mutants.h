@@ -1,0 +1,22 @@
+// Deliberately broken flush protocols the checker must catch (docs/checker.md, "Mutants"),
+// registered only for the checker: register_mutants() adds them to the tlb_flush registry of
+// this process (not to `ipisim list`'s catalog), and only `ipisim check` and the tests call it,
+// so `ipisim run` never accepts them.
+//   ipi-local-only  path (b) flushes the initiator only;
+//   ipi-no-wait     the IPI flush without SCF_WAIT: returns before the targets flushed;
+//   ipi-skip-lazy-freed  skips lazy CPUs although page tables were freed;
+//   abba-deadlock   takes two spinlocks with IRQs off, in opposite orders on even and odd CPUs,
+//                   before the IPI flush.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ipisim::check {
+
+// Idempotent; call before any thread runs a check.
+void register_mutants();
+[[nodiscard]] const std::vector<std::string>& mutant_names();
+[[nodiscard]] bool is_mutant(const std::string& name);
+
+}  // namespace ipisim::check

@@ -1,0 +1,95 @@
+#include "check/waits.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "hw/coherence/cache_line.h"
+#include "hw/cpu/profile.h"
+
+namespace ipisim::check {
+
+sim::Picos default_wait_bound(const hw::MachineSpec& machine) {
+    sim::Picos slowest;
+    for (const hw::IdleState& s : machine.idle) slowest = std::max(slowest, s.exit_latency);
+    return slowest * 1000 + sim::Picos(1'000'000'000);
+}
+
+void Waits::frame_push(hw::CpuId cpu, uint32_t label) {
+    PerCpu& c = cpus_[cpu];
+    if (c.depth < kFrames) c.frames[c.depth] = label;
+    ++c.depth;
+}
+
+void Waits::frame_pop(hw::CpuId cpu) {
+    PerCpu& c = cpus_[cpu];
+    if (c.depth > 0) --c.depth;
+}
+
+void Waits::wait_begin(hw::CpuId cpu, const hw::SimVar& var, sim::Picos now) {
+    PerCpu& c = cpus_[cpu];
+    if (c.nwaits < kWaits) c.waits[c.nwaits] = Wait{&var, now};
+    ++c.nwaits;
+}
+
+std::optional<Violation> Waits::wait_end(hw::CpuId cpu, sim::Picos now) {
+    PerCpu& c = cpus_[cpu];
+    if (c.nwaits == 0) return std::nullopt;
+    --c.nwaits;
+    if (c.nwaits >= kWaits) return std::nullopt;
+    const Wait& w = c.waits[c.nwaits];
+    if (now - w.began <= bound_) return std::nullopt;
+    return stuck_violation(cpu, w, now, true);
+}
+
+const Waits::Wait* Waits::current_wait(hw::CpuId cpu) const {
+    const PerCpu& c = cpus_[cpu];
+    if (c.nwaits == 0 || c.nwaits > kWaits) return nullptr;
+    return &c.waits[c.nwaits - 1];
+}
+
+std::string Waits::frames(hw::CpuId cpu) const {
+    const PerCpu& c = cpus_[cpu];
+    std::string s;
+    for (uint32_t i = 0; i < std::min<uint32_t>(c.depth, kFrames); ++i) {
+        s += (s.empty() ? "" : " > ") + hw::profile_label_name(c.frames[i]);
+    }
+    if (c.depth > kFrames) s += fmt::format(" > ({} more)", c.depth - kFrames);
+    return s.empty() ? "(no kernel frame)" : s;
+}
+
+std::string Waits::describe_wait(hw::CpuId cpu, sim::Picos now) const {
+    const Wait* w = current_wait(cpu);
+    if (w == nullptr) return "not waiting";
+    return fmt::format("waits on {} (word {}) since {} ({} ago)", w->var->line().name(), w->var->offset() / 8,
+                       sim::to_string(w->began), sim::to_string(now - w->began));
+}
+
+Violation Waits::stuck_violation(hw::CpuId cpu, const Wait& w, sim::Picos now, bool ended) const {
+    Violation v;
+    v.kind = ViolationKind::stuck_wait;
+    v.cpu = cpu;
+    v.time = now;
+    v.diagnosis = fmt::format(
+        "cpu{} {} on {} for {} (from {}), longer than the bound {} (1000x the machine's slowest idle exit + 1 ms): "
+        "a lost wake-up or a starved waiter. Its kernel frames: {}.",
+        cpu, ended ? "waited" : "has been waiting", w.var->line().name(), sim::to_string(now - w.began),
+        sim::to_string(w.began), sim::to_string(bound_), frames(cpu));
+    return v;
+}
+
+std::vector<Violation> Waits::stuck(sim::Picos now) const {
+    std::vector<Violation> out;
+    for (hw::CpuId c = 0; c < cpus_.size(); ++c) {
+        const PerCpu& pc = cpus_[c];
+        for (uint32_t i = 0; i < std::min<uint32_t>(pc.nwaits, kWaits); ++i) {
+            if (now - pc.waits[i].began > bound_) {
+                out.push_back(stuck_violation(c, pc.waits[i], now, false));
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace ipisim::check

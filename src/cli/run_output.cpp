@@ -1,0 +1,96 @@
+#include "cli/run_output.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "config/error.h"
+#include "report/summary.h"
+#include "report/text_table.h"
+
+namespace ipisim::cli {
+
+void check_output_args(const OutputArgs& args) {
+    if (args.format != "text" && args.format != "json") {
+        throw config::ConfigError("--format", 0, args.format, "must be text or json");
+    }
+    if (args.trace.empty() && !args.trace_window.empty()) {
+        throw config::ConfigError("--trace-window", 0, args.trace_window, "needs --trace");
+    }
+    if (args.trace.empty() && args.trace_point) {
+        throw config::ConfigError("--trace-point", 0, std::to_string(*args.trace_point), "needs --trace");
+    }
+    if (!args.trace_window.empty()) (void)report::parse_trace_window(args.trace_window);
+    if (!args.metrics.empty()) (void)report::parse_metric_list(args.metrics);
+}
+
+namespace {
+
+// --metrics names the workload's declared metrics: checked before the first point runs.
+void check_declared_metrics(const experiment::Experiment& e, const std::vector<std::string>& names) {
+    std::vector<std::string> known;
+    for (const config::ParamInfo& p : e.workload.metrics.params) known.push_back(p.key);
+    for (const std::string& n : names) {
+        if (std::find(known.begin(), known.end(), n) != known.end()) continue;
+        throw config::ConfigError("--metrics", 0, n,
+                                  fmt::format("no such metric (there are: {})", fmt::join(known, ", ")));
+    }
+}
+
+}  // namespace
+
+std::string point_text(const experiment::PreparedExperiment& prepared, size_t point) {
+    const nlohmann::ordered_json& params = prepared.points[point].row_params;
+    std::string s;
+    for (const experiment::SweepKey& k : prepared.experiment.sweep) {
+        if (!params.contains(k.name)) continue;
+        s += fmt::format("{}{}={}", s.empty() ? "" : " ", k.name, report::cell_text(params[k.name]));
+    }
+    return s;
+}
+
+experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedExperiment& prepared,
+                                   const std::filesystem::path& out_dir, const std::string& trace_file,
+                                   report::TraceOptions& trace) {
+    experiment::SessionRun run;
+    run.prepared = &prepared;
+    run.out_dir = out_dir;
+    if (!args.metrics.empty()) {
+        run.summary.metrics = report::parse_metric_list(args.metrics);
+        check_declared_metrics(prepared.experiment, run.summary.metrics);
+    }
+    run.summary.latency = args.latency;
+    if (!trace_file.empty()) {
+        trace.file = trace_file;
+        if (!args.trace_window.empty()) trace.window = report::parse_trace_window(args.trace_window);
+        trace.point = args.trace_point.value_or(prepared.points.empty() ? 0 : prepared.points.size() - 1);
+        experiment::check_trace_point(prepared, trace.point);
+        run.trace = &trace;
+    }
+    return run;
+}
+
+experiment::SessionHooks console_hooks(Console& console, const std::vector<experiment::SessionRun>& runs) {
+    experiment::SessionHooks hooks;
+    hooks.scheduled = [&console](size_t points) { console.begin(points); };
+    hooks.resumed = [&console, &runs](size_t x, size_t kept, const std::filesystem::path& dir) {
+        console.note(fmt::format("{}: resuming: {} point{} kept from {}\n", runs[x].prepared->experiment.name(), kept,
+                                 kept == 1 ? "" : "s", (dir / "results.json").string()));
+    };
+    hooks.started = [&console, &runs](size_t x, size_t point) {
+        console.point_started(runs[x].prepared->experiment.name(), point_text(*runs[x].prepared, point));
+    };
+    hooks.finished = [&console, &runs](size_t x, size_t point, const report::ResultRow& row) {
+        const experiment::PreparedExperiment& p = *runs[x].prepared;
+        const std::string where = point_text(p, point);
+        console.point_finished(p.experiment.name(), where);
+        for (const auto& [metric, reason] : row.undefined.items()) {
+            console.warn(fmt::format("{}: metric {} is undefined at point {}{}{}: {}\n", p.experiment.name(), metric,
+                                     point, where.empty() ? "" : " ", where, reason.get<std::string>()));
+        }
+    };
+    return hooks;
+}
+
+}  // namespace ipisim::cli

@@ -1,0 +1,49 @@
+// The output flags `run` and `reproduce` share, and how they become a session's runs and hooks:
+// the table's columns (--metrics), latency tables (--latency), a trace (--trace,
+// --trace-window, --trace-point), the format of stdout (--format) and the console (--quiet,
+// --progress; cli/console.h).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/console.h"
+#include "experiment/session.h"
+#include "report/point_recorder.h"
+
+namespace ipisim::cli {
+
+struct OutputArgs {
+    std::string metrics;                // "a,b,c": the table's metric columns; empty: the narrow default
+    bool latency = false;               // latency tables (p50/p90/p99/max) after the metrics
+    std::string format = "text";        // "text": tables; "json": results.json documents on stdout
+    ConsoleOptions console;             // --quiet, --progress
+    std::string trace;                  // run: the trace file; reproduce: a folder of <experiment>.trace.json
+    std::string trace_window;           // "2ms..2.2ms"; empty: the whole run
+    std::optional<size_t> trace_point;  // the traced point; default: the experiment's last
+};
+
+// --format must be "text" or "json", --trace-window needs --trace: config::ConfigError
+// naming the flag otherwise. Checked before anything is loaded.
+void check_output_args(const OutputArgs& args);
+
+// The session run of one experiment into out_dir: the summary's metrics and latency tables,
+// the trace (written to `trace_file`, at --trace-point or the last point; `trace` holds it and
+// must outlive the run; a point beyond the experiment's is an error). The caller sets its
+// folder options and shard.
+experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedExperiment& prepared,
+                                   const std::filesystem::path& out_dir, const std::string& trace_file,
+                                   report::TraceOptions& trace);
+
+// The console's side of a session of `runs` (which must outlive it): progress from the points
+// started and finished, the points a folder kept (--resume), and each undefined metric
+// ("EXPERIMENT: metric X is undefined at point K (swept values): reason").
+experiment::SessionHooks console_hooks(Console& console, const std::vector<experiment::SessionRun>& runs);
+
+// The swept parameters of a result row: "threads=10 flush=ipi".
+std::string point_text(const experiment::PreparedExperiment& prepared, size_t point);
+
+}  // namespace ipisim::cli

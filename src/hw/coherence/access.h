@@ -1,0 +1,135 @@
+// One memory access as a plain awaitable (no coroutine frame, no task-stack push):
+//   uint64_t v = co_await mem.load(cpu, var);
+// When awaited, the access is reserved on the line (coherence_protocol.h) and takes effect on
+// the variable; the awaiting code then waits for its completion with the process's interrupts
+// masked — an access cannot be interrupted half-way; an interrupt arriving meanwhile stays
+// pending for the next interruptible wait — and a write then wakes the spinners of the line.
+// A zero wait does not suspend. Await the expression at once (it is lazy: nothing happens until
+// it is awaited; it refers to the variable and, for try_cmpxchg, to `expected`).
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+
+#include "hw/coherence/coherence_protocol.h"
+#include "hw/coherence/sim_var.h"
+#include "sim/engine.h"
+#include "sim/process.h"
+
+namespace ipisim::hw {
+
+enum class AccessOp : uint8_t { load, store, xchg, cmpxchg, fetch_add, fetch_or, fetch_and };
+
+// The common part; await_resume is the typed awaiters' (below). `a`, `b`: the operands (the
+// stored value, the cmpxchg expected/desired pair, the delta or mask).
+class AccessBase {
+public:
+    AccessBase(sim::Engine& eng, CoherenceProtocol& protocol, CpuId cpu, SimVar& v, AccessOp op, uint64_t a = 0,
+               uint64_t b = 0)
+        : eng_(eng), protocol_(protocol), v_(v), a_(a), b_(b), cpu_(cpu), op_(op) {}
+
+    IPISIM_INLINE bool await_ready() {
+        CacheLine& line = v_.line();
+        if (op_ == AccessOp::load) {
+            wait_ = protocol_.reserve_read(cpu_, line);
+            old_ = v_.value_;
+        } else {
+            wait_ = protocol_.reserve_write(cpu_, line);
+            old_ = v_.value_;
+            v_.value_ = apply(old_);
+        }
+        if (wait_ == sim::Picos::zero()) return true;
+        proc_ = sim::Process::current();
+        proc_->mask();
+        return false;
+    }
+    IPISIM_INLINE void await_suspend(std::coroutine_handle<>) {
+        const uint32_t epoch = proc_->begin_wait(nullptr);
+        eng_.schedule_in(wait_, &sim::Process::on_wake_event, proc_, epoch, proc_->id());
+    }
+
+protected:
+    // Ends the access; returns the value loaded or the old value of a write.
+    IPISIM_INLINE uint64_t finish() {
+        if (proc_ != nullptr) proc_->unmask();  // pending interrupts stay pending
+        if (op_ != AccessOp::load) v_.line().written().notify_all();
+        return old_;
+    }
+    [[nodiscard]] uint64_t expected() const { return a_; }
+
+private:
+    [[nodiscard]] IPISIM_INLINE uint64_t apply(uint64_t old) const {
+        switch (op_) {
+            case AccessOp::load:
+                return old;
+            case AccessOp::store:
+            case AccessOp::xchg:
+                return a_;
+            case AccessOp::cmpxchg:
+                return old == a_ ? b_ : old;  // a failed cmpxchg still took the line (LOCK CMPXCHG)
+            case AccessOp::fetch_add:
+                return old + a_;  // wraps modulo 2^64
+            case AccessOp::fetch_or:
+                return old | a_;
+            case AccessOp::fetch_and:
+                return old & a_;
+        }
+        return old;
+    }
+
+    sim::Engine& eng_;
+    CoherenceProtocol& protocol_;
+    SimVar& v_;
+    uint64_t a_;
+    uint64_t b_;
+    uint64_t old_ = 0;
+    sim::Picos wait_;
+    sim::Process* proc_ = nullptr;
+    CpuId cpu_;
+    AccessOp op_;
+};
+
+// co_await yields the value loaded, or the old value of a write.
+class [[nodiscard]] ValueAccess : public AccessBase {
+public:
+    using AccessBase::AccessBase;
+    IPISIM_INLINE uint64_t await_resume() { return finish(); }
+};
+
+// co_await yields nothing (store, set_bit, clear_bit).
+class [[nodiscard]] VoidAccess : public AccessBase {
+public:
+    using AccessBase::AccessBase;
+    IPISIM_INLINE void await_resume() { finish(); }
+};
+
+// co_await yields bit `nr` of the old value (test_and_set_bit, test_and_clear_bit).
+class [[nodiscard]] BitAccess : public AccessBase {
+public:
+    BitAccess(sim::Engine& eng, CoherenceProtocol& protocol, CpuId cpu, SimVar& v, AccessOp op, uint64_t mask,
+              unsigned nr)
+        : AccessBase(eng, protocol, cpu, v, op, mask), nr_(nr) {}
+    IPISIM_INLINE bool await_resume() { return ((finish() >> nr_) & 1U) != 0; }
+
+private:
+    unsigned nr_;
+};
+
+// Kernel try_cmpxchg: co_await yields true on success; on failure `expected` gets the value.
+class [[nodiscard]] TryCmpxchgAccess : public AccessBase {
+public:
+    TryCmpxchgAccess(sim::Engine& eng, CoherenceProtocol& protocol, CpuId cpu, SimVar& v, uint64_t& expected,
+                     uint64_t desired)
+        : AccessBase(eng, protocol, cpu, v, AccessOp::cmpxchg, expected, desired), expected_(expected) {}
+    IPISIM_INLINE bool await_resume() {
+        const uint64_t old = finish();
+        if (old == expected()) return true;
+        expected_ = old;
+        return false;
+    }
+
+private:
+    uint64_t& expected_;
+};
+
+}  // namespace ipisim::hw

@@ -1,0 +1,237 @@
+#include "hw/machine_skeleton.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "config/writer.h"
+#include "hw/intc/intc_type.h"
+#include "hw/machine_schema.h"
+
+namespace ipisim::hw {
+
+namespace {
+
+constexpr double ns = 1000;  // ps
+constexpr double auto_range = -1;
+
+// A placeholder: value in the parameter's base unit (ps, kHz, plain), and its range (auto:
+// half to twice the value, within the parameter's bounds).
+struct Placeholder {
+    double value;
+    double lo = auto_range;
+    double hi = auto_range;
+};
+
+// Round, conservative values so a skeleton runs; keyed by section.key ("idle" for [[idle]]).
+const std::map<std::string, Placeholder, std::less<>>& placeholders() {
+    static const std::map<std::string, Placeholder, std::less<>> p = {
+        {"clock", {2'000'000, 1'000'000, 4'000'000}},
+        {"coherence.l1_hit", {1 * ns}},
+        {"coherence.smt", {10 * ns}},
+        {"coherence.same_l3", {30 * ns}},
+        {"coherence.same_die", {80 * ns}},
+        {"coherence.same_package", {120 * ns}},
+        {"coherence.cross_package", {200 * ns}},
+        {"coherence.remote_home_extra", {90 * ns}},
+        {"coherence.memory_local", {90 * ns}},
+        {"coherence.memory_remote", {140 * ns}},
+        {"coherence.line_occupancy", {5 * ns}},
+        {"cpu.irq_entry", {250 * ns}},
+        {"cpu.irq_exit", {150 * ns}},
+        {"cpu.eoi", {40 * ns}},
+        {"cpu.context_switch", {600 * ns}},
+        {"cpu.syscall", {70 * ns}},
+        {"cpu.rdmsr", {50 * ns}},
+        {"cpu.wrmsr", {50 * ns}},
+        {"cpu.rdmsr_qm_ctr", {200 * ns}},
+        {"cpu.smt_throughput_percent", {60, 50, 100}},
+        {"idle.exit_latency", {1000 * ns}},
+        {"idle.target_residency", {2000 * ns}},
+        {"intc.params.icr_write", {40 * ns}},
+        {"intc.params.icr_read", {30 * ns}},
+        {"intc.params.icr_busy", {150 * ns}},
+        {"intc.params.icr_busy_per_inflight", {20 * ns}},
+        {"intc.params.fence", {20 * ns}},
+        {"intc.params.sgi1r_write", {20 * ns}},
+        {"intc.params.dsb_st", {40 * ns}},
+        {"intc.params.dsb_ishst", {20 * ns}},
+        {"intc.params.isb", {10 * ns}},
+        {"intc.fabric.self", {300 * ns}},
+        {"intc.fabric.smt", {300 * ns}},
+        {"intc.fabric.same_l3", {400 * ns}},
+        {"intc.fabric.same_die", {450 * ns}},
+        {"intc.fabric.same_package", {500 * ns}},
+        {"intc.fabric.cross_package", {700 * ns}},
+        {"intc.fabric.capacity", {64}},
+        {"intc.fabric.accept", {20 * ns}},
+        {"tlb.entries", {1536}},
+        {"tlb.invlpg", {100 * ns}},
+        {"tlb.full_flush", {50 * ns}},
+        {"tlb.invpcid_addr", {100 * ns}},
+        {"tlb.invpcid_all", {400 * ns}},
+        {"tlb.refill_per_entry", {20 * ns}},
+        {"tlb.invlpgb_count_max", {0, 0, 64}},  // 0: none until CPUID says otherwise
+        {"tlb.rar_payloads", {0, 0, 64}},
+        {"tlb.tlbi_is", {20 * ns}},
+        {"tlb.dsb_ish", {1000 * ns}},
+    };
+    return p;
+}
+
+// A value of the parameter's type from a base-unit number.
+template <class F>
+void with_typed(config::ParamType type, double v, F&& f) {
+    switch (type) {
+        case config::ParamType::duration:
+            f(config::duration_text(sim::Picos(static_cast<uint64_t>(v))));
+            return;
+        case config::ParamType::frequency:
+            f(config::frequency_text(sim::ClockDomain(static_cast<uint64_t>(v))));
+            return;
+        case config::ParamType::integer:
+            f(static_cast<int64_t>(v));
+            return;
+        case config::ParamType::boolean:
+            f(v != 0);
+            return;
+        default:
+            f(v);
+            return;
+    }
+}
+
+double clamp_to(const config::ParamInfo& info, double v) {
+    if (info.min) v = std::max(v, *info.min);
+    if (info.max) v = std::min(v, *info.max);
+    return info.type == config::ParamType::integer ? static_cast<double>(static_cast<int64_t>(v)) : v;
+}
+
+// The placeholder of section.key, or a generic one for a cost without an entry (a new
+// controller's): within its bounds either way.
+Placeholder placeholder(const std::string& key, const config::ParamInfo& info) {
+    auto it = placeholders().find(key);
+    Placeholder p =
+        it != placeholders().end() ? it->second : Placeholder{info.type == config::ParamType::duration ? 100 * ns : 1};
+    p.value = clamp_to(info, p.value);
+    // Auto: half to twice the value; durations of 2 ns and more in whole ns.
+    const bool whole_ns = info.type == config::ParamType::duration && p.value >= 2 * ns;
+    if (p.lo == auto_range) p.lo = whole_ns ? std::floor(p.value / 2 / ns) * ns : p.value / 2;
+    if (p.hi == auto_range) p.hi = whole_ns ? std::ceil(p.value * 2 / ns) * ns : p.value * 2;
+    p.lo = clamp_to(info, p.lo);
+    p.hi = clamp_to(info, p.hi);
+    return p;
+}
+
+// The marked placeholder of a cost.
+toml::table marked_placeholder(const std::string& key, const config::ParamInfo& info, bool amd) {
+    toml::table marked;
+    if (key == "intc.params.fence" && amd) {
+        marked.insert_or_assign("value", config::duration_text(sim::Picos::zero()));
+        marked.insert_or_assign("mark", "P");
+        marked.insert_or_assign("source",
+                                "weak_wrmsr_fence is a no-op on AMD (X86_FEATURE_APIC_MSRS_FENCE clear; "
+                                "docs/mechanisms.md 4.2)");
+    } else {
+        const Placeholder ph = placeholder(key, info);
+        with_typed(info.type, ph.value, [&](auto&& v) { marked.insert_or_assign("value", v); });
+        toml::array range;
+        with_typed(info.type, ph.lo, [&](auto&& v) { range.push_back(v); });
+        with_typed(info.type, ph.hi, [&](auto&& v) { range.push_back(v); });
+        marked.insert_or_assign("mark", "A");
+        marked.insert_or_assign("range", std::move(range));
+        marked.insert_or_assign("source", kPlaceholderSource);
+    }
+    marked.is_inline(true);
+    return marked;
+}
+
+struct Filler {
+    const config::Conditions& conds;
+    bool amd = false;
+
+    [[nodiscard]] bool applies(const config::ParamInfo& info) const {
+        if (info.when.empty()) return true;
+        auto it = conds.find(info.when);
+        return it != conds.end() && it->second;  // conditions set by values (INVLPGB, RAR): off
+    }
+
+    // A section: every applicable cost a marked placeholder, every other value from `plain`.
+    [[nodiscard]] toml::table section(const config::SchemaInfo& info, const std::string& name,
+                                      const toml::table& plain = {}) const {
+        toml::table out;
+        for (const config::ParamInfo& p : info.params) {
+            if (!applies(p)) continue;
+            const std::string key = name.empty() ? p.key : name + "." + p.key;
+            if (p.cost) {
+                out.insert_or_assign(p.key, marked_placeholder(key, p, amd));
+            } else if (const toml::node* v = plain.get(p.key)) {
+                v->visit([&](const auto& x) { out.insert_or_assign(p.key, x); });
+            } else {
+                throw std::logic_error("machine skeleton: no value for " + key);
+            }
+        }
+        return out;
+    }
+};
+
+const IntcType& default_intc(Arch arch) {
+    // Linux's default with x2APIC enabled and no FADT APIC_PHYSICAL flag; GICv3 on arm64.
+    for (const char* preferred : {"x2apic_cluster", "gicv3"}) {
+        const IntcType* t = find_intc_type(preferred);
+        if (t != nullptr && t->exists_on(arch)) return *t;
+    }
+    for (const IntcType* t : intc_types()) {
+        if (t->exists_on(arch)) return *t;
+    }
+    throw std::logic_error(fmt::format("no interrupt controller is registered for {}", to_string(arch)));
+}
+
+}  // namespace
+
+toml::table machine_skeleton(const MachineSkeleton& s) {
+    const Topology topo(s.topology);
+    const config::Conditions conds = machine_conditions(s.arch, topo);
+    const Filler filler{conds, s.vendor == Vendor::amd};
+
+    toml::table root_plain;
+    root_plain.insert_or_assign("description", s.description);
+    root_plain.insert_or_assign("arch", std::string(to_string(s.arch)));
+    root_plain.insert_or_assign("vendor", std::string(to_string(s.vendor)));
+    toml::table file = filler.section(machine_root_schema().info(), "", root_plain);
+
+    toml::table topology;
+    topology_schema().write(s.topology, topology);
+    file.insert_or_assign("topology", std::move(topology));
+    file.insert_or_assign("coherence", filler.section(coherence_schema().info(), "coherence"));
+    file.insert_or_assign("cpu", filler.section(cpu_schema().info(), "cpu"));
+
+    toml::table c1;
+    c1.insert_or_assign("name", "C1");
+    c1.insert_or_assign("polling", false);
+    toml::array idle;
+    idle.push_back(filler.section(idle_schema().info(), "idle", c1));
+    file.insert_or_assign("idle", std::move(idle));
+
+    const IntcType& kind = default_intc(s.arch);
+    toml::table intc_plain;
+    intc_plain.insert_or_assign("kind", kind.name);
+    toml::table intc = filler.section(intc_schema().info(), "intc", intc_plain);
+    intc.insert_or_assign("params", filler.section(kind.params_info(), "intc.params"));
+    intc.insert_or_assign("fabric", filler.section(fabric_schema().info(), "intc.fabric"));
+    file.insert_or_assign("intc", std::move(intc));
+
+    toml::table tlb_plain;
+    tlb_plain.insert_or_assign("pcid", true);
+    tlb_plain.insert_or_assign("nr_dyn_asids", 6);  // TLB_NR_DYN_ASIDS, arch/x86/mm/tlb.c
+    file.insert_or_assign("tlb", filler.section(tlb_schema().info(), "tlb", tlb_plain));
+
+    // The schema decides what loads; loading checks it (and the topology).
+    const MachineSpec spec = load_machine(config::Document::parse(config::to_toml_text(file), "skeleton"), "skeleton");
+    return write_machine(spec);
+}
+
+}  // namespace ipisim::hw

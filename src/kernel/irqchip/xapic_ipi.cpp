@@ -1,0 +1,56 @@
+// The xAPIC MMIO physical-mode sends (arch/x86/kernel/apic/ipi.c; docs/mechanisms.md 3.4, 4.3)
+// over hw::XapicMmio, per target CPU (__default_send_IPI_dest_field):
+//   1. apic_mem_wait_icr_idle(): poll the sender's own ICR until its delivery-status bit
+//      (APIC_ICR_BUSY) clears, charged as spin;
+//   2. ICR2 write (destination), 3. ICR write (vector, mode), which triggers the send.
+#include "hw/cpu/cpu.h"
+#include "hw/intc/xapic_mmio.h"
+#include "kernel/irqchip/irqchip.h"
+#include "sim/registry.h"
+
+namespace ipisim::kernel::irqchip {
+
+namespace {
+
+class XapicPhys final : public IrqchipOn<hw::XapicMmio> {
+protected:
+    // default_send_IPI_mask_sequence_phys(mask, vector)
+    sim::Task<> do_send_IPI_mask(hw::Cpu& self, const hw::CpuMask& targets, uint32_t vector,
+                                 hw::DeliveryMode mode) override {
+        static const uint32_t label = hw::profile_label("default_send_IPI_mask_sequence_phys");
+        auto scope = self.function(label);
+        for (const hw::CpuId target : targets.to_vector()) {
+            co_await __default_send_IPI_dest_field(self, chip().apic_id(target), vector, mode);
+        }
+    }
+
+    // default_send_IPI_single_phys(cpu, vector)
+    sim::Task<> do_send_IPI(hw::Cpu& self, hw::CpuId target, uint32_t vector, hw::DeliveryMode mode) override {
+        static const uint32_t label = hw::profile_label("default_send_IPI_single_phys");
+        auto scope = self.function(label);
+        co_await __default_send_IPI_dest_field(self, chip().apic_id(target), vector, mode);
+    }
+
+private:
+    // __default_send_IPI_dest_field(apicid, vector, APIC_DEST_PHYSICAL)
+    sim::Task<> __default_send_IPI_dest_field(hw::Cpu& self, uint32_t apicid, uint32_t vector, hw::DeliveryMode mode) {
+        co_await apic_mem_wait_icr_idle(self);
+        co_await chip().write_icr2(self, apicid);       // native_apic_mem_write(APIC_ICR2, ...)
+        co_await chip().write_icr(self, vector, mode);  // native_apic_mem_write(APIC_ICR, ...)
+    }
+
+    // while (native_apic_mem_read(APIC_ICR) & APIC_ICR_BUSY) cpu_relax();
+    sim::Task<> apic_mem_wait_icr_idle(hw::Cpu& self) {
+        static const uint32_t label = hw::profile_label("apic_mem_wait_icr_idle");
+        auto scope = self.function(label, hw::Activity::spin);
+        co_await chip().read_icr_until_idle(self);
+    }
+};
+
+const sim::Registration<Irqchip, XapicPhys> reg(
+    "irqchip", "xapic_mmio",
+    "default_send_IPI_mask_sequence_phys: per target apic_mem_wait_icr_idle, ICR2 and ICR writes");
+
+}  // namespace
+
+}  // namespace ipisim::kernel::irqchip

@@ -1,0 +1,185 @@
+// The checker's monitors on toy scenarios: each invariant is broken once on purpose and the
+// report names what broke; the correct version of each scenario reports nothing.
+#include <gtest/gtest.h>
+
+#include "check/monitors.h"
+#include "check/mutants.h"
+#include "hw/cpu/spin.h"
+#include "kernel/mm/locks.h"
+#include "kernel/mm/mm.h"
+#include "kernel/mm_world.h"
+
+using namespace ipisim;
+using namespace ipisim::sim::literals;
+using check::Monitors;
+using check::ViolationKind;
+using kernel::mm::PAGE_SIZE;
+
+namespace {
+
+TEST(StaleTranslationMonitor, a_use_of_an_entry_filled_before_a_released_unmap_is_stale) {
+    check::StaleTranslation s(4);
+    s.pte_cleared(0, 3, 0x7f000, 10_ns);
+    s.flush_returned(0, 0x7f000000, 0x7f001000, 12_ns, 20_ns);
+    s.pages_released(0, 3, 0x7f000000, 0x7f001000, 20_ns);
+    const auto v = s.user_tlb_hit(2, 3, 0x7f000010, 5_ns, 30_ns);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->kind, ViolationKind::stale_translation);
+    EXPECT_EQ(v->cpu, 2u);
+    EXPECT_NE(v->diagnosis.find("cpu2 used a stale translation of mm 3 address 0x7f000010"), std::string::npos)
+        << v->diagnosis;
+    EXPECT_NE(v->diagnosis.find("cpu0 cleared the PTE at 10 ns"), std::string::npos) << v->diagnosis;
+    EXPECT_NE(v->diagnosis.find("ran from 12 ns to 20 ns"), std::string::npos) << v->diagnosis;
+}
+
+TEST(StaleTranslationMonitor, a_stale_entry_whose_page_is_not_yet_released_is_no_violation_as_in_lazy_protocols) {
+    check::StaleTranslation s(4);
+    s.pte_cleared(0, 3, 0x7f000, 10_ns);
+    EXPECT_FALSE(s.user_tlb_hit(2, 3, 0x7f000000, 5_ns, 15_ns).has_value());
+    s.pages_released(0, 3, 0x7f000000, 0x7f001000, 20_ns);
+    // Refilled after the zap (a new fault): fresh.
+    EXPECT_FALSE(s.user_tlb_hit(2, 3, 0x7f000000, 11_ns, 30_ns).has_value());
+    // Another address space, another page: untouched.
+    EXPECT_FALSE(s.user_tlb_hit(2, 4, 0x7f000000, 5_ns, 30_ns).has_value());
+    EXPECT_FALSE(s.user_tlb_hit(2, 3, 0x7f001000, 5_ns, 30_ns).has_value());
+}
+
+TEST(StaleTranslationMonitor, an_entry_older_than_an_earlier_released_unmap_stays_stale_after_a_second_zap) {
+    check::StaleTranslation s(1);
+    s.pte_cleared(0, 3, 0x7f000, 10_ns);
+    s.pages_released(0, 3, 0x7f000000, 0x7f001000, 20_ns);
+    s.pte_cleared(0, 3, 0x7f000, 40_ns);  // refaulted meanwhile, zapped again, not yet released
+    EXPECT_TRUE(s.user_tlb_hit(0, 3, 0x7f000000, 5_ns, 45_ns).has_value());
+    EXPECT_FALSE(s.user_tlb_hit(0, 3, 0x7f000000, 25_ns, 45_ns).has_value());
+}
+
+// CPU 1 caches a page, CPU 0 drops it with madvise(MADV_DONTNEED), CPU 1 touches it again.
+uint64_t madvise_scenario(const std::string& protocol, Monitors** out_mon, std::string* diagnosis) {
+    check::register_mutants();
+    mmtest::MmWorld w("toy4", protocol);
+    Monitors mon(*w.plat);
+    uint64_t total = 0;
+    {
+        Monitors::Installed on(mon);
+        kernel::mm::MmStruct& mm = w.mm->mm_alloc(0);
+        uint64_t addr = 0;
+        bool mapped = false;
+        bool dropped = false;
+        w.k->run_on(0, [&](hw::Cpu& cpu) -> sim::Task<> {
+            co_await w.mm->switch_mm_irqs_off(cpu, mm);
+            addr = co_await w.mm->vm_mmap(cpu, mm, 4 * PAGE_SIZE);
+            co_await w.mm->user_access(cpu, mm, addr, true);
+            mapped = true;
+            co_await cpu.compute(5_us);
+            co_await w.mm->do_madvise_dontneed(cpu, mm, addr, PAGE_SIZE);
+            dropped = true;
+        });
+        w.k->run_on(1, [&](hw::Cpu& cpu) -> sim::Task<> {
+            co_await w.mm->switch_mm_irqs_off(cpu, mm);
+            while (!mapped) co_await cpu.compute(100_ns);
+            co_await w.mm->user_access(cpu, mm, addr, true);
+            while (!dropped) co_await cpu.compute(100_ns);
+            co_await cpu.compute(1_us);
+            co_await w.mm->user_access(cpu, mm, addr, true);
+        });
+        w.k->boot();
+        w.eng.run_until(1_ms);
+        w.eng.shutdown();
+        total = mon.total();
+        if (total > 0 && diagnosis != nullptr) *diagnosis = mon.violations().front().diagnosis;
+    }
+    (void)out_mon;
+    return total;
+}
+
+TEST(StaleTranslationMonitor, a_flush_that_skips_a_cpu_caching_the_page_is_caught_at_its_next_use) {
+    std::string d;
+    EXPECT_EQ(madvise_scenario("ipi-local-only", nullptr, &d), 1u);
+    EXPECT_NE(d.find("cpu1 used a stale translation"), std::string::npos) << d;
+    EXPECT_NE(d.find("cpu0 cleared the PTE"), std::string::npos) << d;
+}
+
+TEST(StaleTranslationMonitor, the_ipi_shootdown_leaves_nothing_stale_in_the_same_scenario) {
+    EXPECT_EQ(madvise_scenario("ipi", nullptr, nullptr), 0u);
+}
+
+TEST(StuckWaitMonitor, a_spin_longer_than_the_bound_names_the_cpu_the_variable_and_its_frames) {
+    test::KernelWorld w("toy4");
+    check::MonitorOptions o;
+    o.wait_bound = 2_us;
+    Monitors mon(*w.plat, o);
+    Monitors::Installed on(mon);
+    hw::SimVar& flag = w.k->new_aligned_var("test_flag", 0);
+    const uint32_t frame = hw::profile_label("test_waiter_frame");
+    w.k->run_on(0, [&](hw::Cpu& cpu) -> sim::Task<> {
+        auto scope = cpu.function(frame, hw::Activity::kernel);
+        co_await hw::spin_until(cpu, w.plat->memory(), flag, [](uint64_t v) { return v != 0; });
+    });
+    w.k->run_on(1, [&](hw::Cpu& cpu) -> sim::Task<> {
+        co_await cpu.compute(5_us);
+        co_await w.k->write_once(cpu, flag, 1);
+    });
+    w.k->boot();
+    w.eng.run_until(1_ms);
+    ASSERT_EQ(mon.total(), 1u);
+    const check::Violation& v = mon.violations().front();
+    EXPECT_EQ(v.kind, ViolationKind::stuck_wait);
+    EXPECT_EQ(v.cpu, 0u);
+    EXPECT_NE(v.diagnosis.find("cpu0 waited on test_flag"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("test_waiter_frame"), std::string::npos) << v.diagnosis;
+    w.eng.shutdown();
+}
+
+TEST(StuckWaitMonitor, the_default_bound_is_1000_times_the_slowest_idle_exit_plus_1_ms) {
+    // toy4: C6 exits in 100 us.
+    EXPECT_EQ(check::default_wait_bound(test::load_test_machine("toy4")), 101_ms);
+}
+
+TEST(DeadlockMonitor, two_locks_taken_in_opposite_orders_with_irqs_off_are_named_as_a_cycle) {
+    test::KernelWorld w("toy4");
+    Monitors mon(*w.plat);
+    Monitors::Installed on(mon);
+    kernel::mm::SpinLock a(w.plat->memory(), "lock_a", 0, 4);
+    kernel::mm::SpinLock b(w.plat->memory(), "lock_b", 0, 4);
+    int done = 0;
+    auto body = [&](kernel::mm::SpinLock& first, kernel::mm::SpinLock& second) {
+        return [&](hw::Cpu& cpu) -> sim::Task<> {
+            cpu.local_irq_disable();
+            co_await first.lock(cpu);
+            co_await cpu.compute(1_us);
+            co_await second.lock(cpu);
+            co_await second.unlock(cpu);
+            co_await first.unlock(cpu);
+            co_await cpu.local_irq_enable();
+            ++done;
+        };
+    };
+    w.k->run_on(0, body(a, b));
+    w.k->run_on(1, body(b, a));
+    w.k->boot();
+    w.eng.run_until(1_ms);
+    ASSERT_EQ(w.eng.pending_events(), 0u);
+    mon.finish(true, 2 - done);
+    ASSERT_EQ(mon.total(), 1u);
+    const check::Violation& v = mon.violations().front();
+    EXPECT_EQ(v.kind, ViolationKind::deadlock);
+    EXPECT_NE(v.diagnosis.find("wait-for cycle cpu0 -> cpu1 -> cpu0"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("cpu0 (IRQs off) holds lock_a; waits on lock_b"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("held by cpu1"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("cpu1 (IRQs off) holds lock_b; waits on lock_a"), std::string::npos) << v.diagnosis;
+    w.eng.shutdown();
+}
+
+TEST(ContractMonitor, a_csd_unlocked_while_not_locked_is_a_double_unlock) {
+    test::KernelWorld w("toy4");
+    Monitors mon(*w.plat);
+    hw::SimVar& flags = w.k->new_aligned_var("csd_test", 0);
+    mon.csd_unlock(2, flags, kernel::CSD_FLAG_LOCK | kernel::CSD_TYPE_SYNC);
+    EXPECT_EQ(mon.total(), 0u);
+    mon.csd_unlock(2, flags, 0);
+    ASSERT_EQ(mon.total(), 1u);
+    EXPECT_EQ(mon.violations().front().kind, ViolationKind::contract);
+    EXPECT_NE(mon.violations().front().diagnosis.find("cpu2 unlocked the CSD on csd_test"), std::string::npos);
+}
+
+}  // namespace
