@@ -7,6 +7,8 @@ PKGS=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhwloc-dev hwloc
   clang-format clang-tidy
+  gnuplot-nox  # plots (report/plot.h, ipisim plot)
+  chromium     # the HTML report's rendering test (tests/report/html_report_test.cpp)
 )
 missing=()
 for p in "${PKGS[@]}"; do

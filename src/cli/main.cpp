@@ -7,12 +7,16 @@
 #include <functional>
 
 #include "cli/check_command.h"
+#include "cli/compare_command.h"
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
 #include "cli/params_command.h"
+#include "cli/plot_command.h"
+#include "cli/probe_command.h"
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
+#include "cli/validate_command.h"
 #include "config/error.h"
 
 namespace {
@@ -81,42 +85,79 @@ int main(int argc, char** argv) {
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
     reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
 
+    std::vector<std::string> plot_dirs;
+    CLI::App* plot = app.add_subcommand("plot", "draw a results folder's plots again (SVG, PNG) from results.json");
+    plot->add_option("dir", plot_dirs, "results folder(s) holding results.json")->required();
+    plot->callback([&] { command = [&] { return cli::plot_command(plot_dirs); }; });
+
+    cli::CompareArgs compare_args;
+    CLI::App* compare = app.add_subcommand("compare", "per-point, per-metric differences between two results folders");
+    compare->add_option("a", compare_args.a, "results folder (or root) A")->required();
+    compare->add_option("b", compare_args.b, "results folder (or root) B")->required();
+    compare->add_option("--metrics", compare_args.metrics, "only these metrics (comma-separated)");
+    compare->callback([&] { command = [&] { return cli::compare_command(compare_args); }; });
+
+    std::string report_root;
+    CLI::App* report = app.add_subcommand("report", "write ROOT/index.html over the results folders under ROOT");
+    report->add_option("root", report_root, "results root (ipisim reproduce --out)")->required();
+    report->callback([&] { command = [&] { return cli::report_command(report_root); }; });
+
     std::string xml_path;
     std::string out_path;
     CLI::App* machine = app.add_subcommand("machine", "machine files");
     machine->require_subcommand(1);
-    CLI::App* import = machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
-    import->add_option("xml", xml_path, "hwloc XML file")->required();
-    import->add_option("-o,--output", out_path, "output TOML file (default: stdout)");
-    import->callback([&] { command = [&] { return cli::machine_import_command(xml_path, out_path);
-};
-});
+    CLI::App* import_cmd = machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
+    import_cmd->add_option("xml", xml_path, "hwloc XML file")->required();
+    import_cmd->add_option("-o,--output", out_path, "output TOML file (default: stdout)");
+    import_cmd->callback([&] { command = [&] { return cli::machine_import_command(xml_path, out_path); }; });
 
-cli::CheckArgs check_args;
-CLI::App* check = app.add_subcommand("check", "explore a flush protocol's schedules with the correctness monitors");
-check->add_option("--protocol", check_args.protocol, "the tlb_flush protocol (or a checker mutant)");
-check->add_option("--machine", check_args.machine, "machine (default: the first toy machine it supports)");
-check->add_option("--seeds", check_args.seeds, "number of seeds")->capture_default_str();
-check->add_option("--first-seed", check_args.first_seed, "first seed")->capture_default_str();
-check->add_option("--jobs", check_args.jobs, "parallel runs (default: every hardware thread)");
-check->add_option("--ops", check_args.ops, "operations per CPU")->capture_default_str();
-check->add_flag("--no-perturb", check_args.no_perturb, "no timing perturbation");
-check->add_option("--replay", check_args.replay, "rerun the run a replay file records");
-check->add_option("--out", check_args.out_dir, "where a violation's log and replay file go")->capture_default_str();
-check->callback([&] { command = [&] { return cli::check_command(check_args, dirs); }; });
+    cli::ProbeArgs probe_args;
+    probe_args.command = cli::command_line(argc, argv);
+    CLI::App* probe = app.add_subcommand("probe", "measure this host and write a machine file (host.toml)");
+    probe->add_flag("--quick", probe_args.quick, "fewer samples (well under a minute)");
+    probe->add_flag("!--no-realtime", probe_args.realtime, "measuring threads at normal priority, not SCHED_FIFO");
+    probe->add_option("--out", probe_args.out_dir, "output directory")->capture_default_str();
+    probe->callback([&] { command = [&] { return cli::probe_command(probe_args); }; });
 
-try {
-    app.parse(argc, argv);
-} catch (const CLI::CallForHelp& e) {
-    const int code = app.exit(e);
-    // `ipisim run EXPERIMENT --help`: the parameters and metrics of its workload too.
-    if (run->parsed() && !run_args.experiment.empty()) {
-        fmt::print("{}", cli::render_workload_help(cli::resolve_experiment(run_args.experiment, dirs)));
+    cli::ValidateHostArgs validate_args;
+    CLI::App* validate = app.add_subcommand("validate", "check the model against this host");
+    validate->require_subcommand(1);
+    CLI::App* validate_host =
+        validate->add_subcommand("host", "native tlb_flush2 vs the model on the probed host.toml");
+    validate_host->add_option("--host", validate_args.host, "machine file written by ipisim probe")
+        ->capture_default_str();
+    validate_host->add_option("--tasks", validate_args.tasks, "task counts (default 1, 2, 4, ..., all CPUs)")
+        ->delimiter(',');
+    validate_host->add_flag("--quick", validate_args.quick, "short windows");
+    validate_host->add_flag("!--no-realtime", validate_args.realtime, "tasks at normal priority, not SCHED_FIFO");
+    validate_host->add_option("--seed", validate_args.seed, "the model's seed")->capture_default_str();
+    validate_host->callback([&] { command = [&] { return cli::validate_host_command(validate_args); }; });
+
+    cli::CheckArgs check_args;
+    CLI::App* check = app.add_subcommand("check", "explore a flush protocol's schedules with the correctness monitors");
+    check->add_option("--protocol", check_args.protocol, "the tlb_flush protocol (or a checker mutant)");
+    check->add_option("--machine", check_args.machine, "machine (default: the first toy machine it supports)");
+    check->add_option("--seeds", check_args.seeds, "number of seeds")->capture_default_str();
+    check->add_option("--first-seed", check_args.first_seed, "first seed")->capture_default_str();
+    check->add_option("--jobs", check_args.jobs, "parallel runs (default: every hardware thread)");
+    check->add_option("--ops", check_args.ops, "operations per CPU")->capture_default_str();
+    check->add_flag("--no-perturb", check_args.no_perturb, "no timing perturbation");
+    check->add_option("--replay", check_args.replay, "rerun the run a replay file records");
+    check->add_option("--out", check_args.out_dir, "where a violation's log and replay file go")->capture_default_str();
+    check->callback([&] { command = [&] { return cli::check_command(check_args, dirs); }; });
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        const int code = app.exit(e);
+        // `ipisim run EXPERIMENT --help`: the parameters and metrics of its workload too.
+        if (run->parsed() && !run_args.experiment.empty()) {
+            fmt::print("{}", cli::render_workload_help(cli::resolve_experiment(run_args.experiment, dirs)));
+        }
+        return code;
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : config::kExitBadInput;
     }
-    return code;
-} catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : config::kExitBadInput;
-}
-return guarded(command);
+    return guarded(command);
 }

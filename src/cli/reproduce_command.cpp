@@ -7,6 +7,8 @@
 
 #include "config/error.h"
 #include "experiment/session.h"
+#include "report/html_report.h"
+#include "report/summary.h"
 #include "report/text_table.h"
 
 namespace ipisim::cli {
@@ -85,11 +87,14 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     for (experiment::PreparedExperiment& p : prepared) {
         const experiment::Experiment& e = p.experiment;
         fmt::print("==== {} — {}\n", e.name(), e.table.description);
-        const experiment::RunReport report = experiment::run_and_report(
-            p, std::filesystem::path(args.out_dir) / e.name(), [&](size_t point, const report::ResultRow&) {
-                fmt::print(stderr, "  [{}/{}] {}\n", point + 1, e.points(), e.name());
-            });
+        experiment::SessionOptions options;
+        options.hooks.on_row = [&](size_t point, const report::ResultRow&) {
+            fmt::print(stderr, "  [{}/{}] {}\n", point + 1, e.points(), e.name());
+        };
+        const experiment::RunReport report =
+            experiment::run_and_report(p, std::filesystem::path(args.out_dir) / e.name(), options);
         fmt::print("{}", report.text);
+        fmt::print(stderr, "{}", report.warnings);
         fmt::print("{}\n", render_profiles(report.results));
         done.push_back({e.name(), report.results.rows.size(), report.events, report.host_seconds,
                         report::fingerprint_hex(report::combined_fingerprint(report.results.rows))});
@@ -99,6 +104,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
         fmt::print("  {:<28} {:>3} rows  {:>12} events  {:>7.2f} s host  fingerprint {}\n", d.name, d.rows, d.events,
                    d.host_seconds, d.fingerprint);
     }
+    fmt::print(stderr, "report: {}\n", report::write_html_report(args.out_dir).string());  // index.html
     return 0;
 }
 

@@ -24,16 +24,18 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
 
     const std::filesystem::path out =
         args.out_dir.empty() ? std::filesystem::path("results") / e.name() : std::filesystem::path(args.out_dir);
-    const experiment::RunReport report =
-        experiment::run_and_report(prepared, out, [&](size_t point, const report::ResultRow& row) {
-            std::string swept;
-            for (const experiment::SweepKey& s : e.sweep) {
-                swept += fmt::format(" {}={}", s.name, report::cell_text(row.params[s.name]));
-            }
-            fmt::print(stderr, "[{}/{}]{}\n", point + 1, e.points(), swept);
-        });
+    experiment::SessionOptions options;
+    options.hooks.on_row = [&](size_t point, const report::ResultRow& row) {
+        std::string swept;
+        for (const experiment::SweepKey& s : e.sweep) {
+            swept += fmt::format(" {}={}", s.name, report::cell_text(row.params[s.name]));
+        }
+        fmt::print(stderr, "[{}/{}]{}\n", point + 1, e.points(), swept);
+    };
+    const experiment::RunReport report = experiment::run_and_report(prepared, out, options);
 
     fmt::print("{}", report.text);
+    fmt::print(stderr, "{}", report.warnings);
     fmt::print(stderr, "{} points, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n",
                report.results.rows.size(), report.events, report.host_seconds,
                report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0, out.string());

@@ -299,9 +299,13 @@ const config::SchemaRegistration registration("experiment", [] { return experime
 }  // namespace
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides) {
+    return load_experiment(config::Document::load(path), overrides);
+}
+
+Experiment load_experiment(config::Document document, const std::vector<std::string>& overrides) {
     Experiment e;
-    e.file = path;
-    e.document = config::Document::load(path);
+    e.file = document.name();
+    e.document = std::move(document);
     std::vector<std::string> doc_overrides;
     for (const std::string& o : overrides) {
         if (override_key(o).rfind(kMachinePrefix, 0) == 0) {

@@ -101,6 +101,9 @@ struct Experiment {
 // Reads and validates the file with the overrides applied ("key=value", in order). Every
 // mistake is a config::ConfigError naming file (or "--set"), line and key.
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& overrides);
+// The same for an experiment made in memory (`ipisim validate host`); messages name
+// document.name() as the file.
+Experiment load_experiment(config::Document document, const std::vector<std::string>& overrides);
 
 // A point's [params] and [kernel]: views of the document with the point's sweep values in
 // place (their messages name the [sweep] value, e.g. "sweep.threads[2]", at its line).

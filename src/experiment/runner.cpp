@@ -6,6 +6,7 @@
 #include "config/error.h"
 #include "experiment/system.h"
 #include "report/results_files.h"
+#include "report/shape_json.h"
 #include "sim/registry.h"
 
 namespace ipisim::experiment {
@@ -57,17 +58,41 @@ PreparedExperiment prepare_experiment(const Experiment& e, const std::string& ma
     return out;
 }
 
-report::ExperimentResults run_prepared(PreparedExperiment& prepared,
-                                       const std::function<void(size_t point, const report::ResultRow&)>& on_row) {
+void check_trace_point(const PreparedExperiment& prepared, size_t point) {
+    const size_t n = prepared.points.size();
+    if (point >= n) {
+        throw config::ConfigError(
+            "--trace-point", 0, std::to_string(point),
+            fmt::format("{} has {} point{} (0..{})", prepared.experiment.name(), n, n == 1 ? "" : "s", n - 1));
+    }
+}
+
+namespace {
+
+// What results.json says about the run besides its rows.
+void describe(const PreparedExperiment& prepared, report::ExperimentResults& results) {
     const Experiment& e = prepared.experiment;
-    report::ExperimentResults results;
     results.experiment = e.name();
+    results.description = e.table.description;
     results.seed = e.seed();
     for (const SweepKey& s : e.sweep) results.swept.push_back(s.name);
+    results.report = report::shape_json(e.shape);
+    if (prepared.machine) results.machine = prepared.machine->spec->name;
+}
+
+}  // namespace
+
+report::ExperimentResults run_prepared(PreparedExperiment& prepared, const PointHooks& hooks) {
+    const Experiment& e = prepared.experiment;
+    if (hooks.trace != nullptr) check_trace_point(prepared, hooks.trace->point);
+    report::ExperimentResults results;
+    describe(prepared, results);
     for (size_t point = 0; point < prepared.points.size(); ++point) {
+        if (hooks.on_start) hooks.on_start(point);
         PreparedPoint& p = prepared.points[point];
         workload::RunResult run;
         nlohmann::ordered_json check;
+        report::PointRecorder recorder(point, hooks.trace);  // latency histograms; the trace of one point
         if (prepared.machine) {
             System sys(prepared.machine->spec, p.kernel);
             // The invariant monitors watch every point (observers: the fingerprint is unchanged).
@@ -91,15 +116,18 @@ report::ExperimentResults run_prepared(PreparedExperiment& prepared,
         row.events = run.events;
         row.simulated_seconds = run.simulated_seconds;
         row.check = std::move(check);
-        if (on_row) on_row(point, row);
+        row.latency = recorder.latency();
+        recorder.write_trace(row.params);
+        if (hooks.on_row) hooks.on_row(point, row);
         results.rows.push_back(std::move(row));
     }
+    report::attach_published(results, e.published);
     return results;
 }
 
 report::ExperimentResults run_experiment(const Experiment& e, const RunOptions& options) {
     PreparedExperiment prepared = prepare_experiment(e, options.machines_dir);
-    return run_prepared(prepared, options.on_row);
+    return run_prepared(prepared, PointHooks{nullptr, options.on_row, options.trace});
 }
 
 void write_experiment_outputs(const PreparedExperiment& prepared, const report::ExperimentResults& results,

@@ -13,6 +13,7 @@
 #include "experiment/experiment.h"
 #include "experiment/machine_source.h"
 #include "kernel/kernel_config.h"
+#include "report/point_recorder.h"
 #include "report/results.h"
 #include "workload/workload.h"
 
@@ -38,13 +39,27 @@ struct PreparedExperiment {
 // or "--set") and line.
 PreparedExperiment prepare_experiment(const Experiment& e, const std::string& machines_dir);
 
-// Runs every point in sweep order; on_row (may be empty) is called after each.
-report::ExperimentResults run_prepared(PreparedExperiment& prepared,
-                                       const std::function<void(size_t point, const report::ResultRow&)>& on_row);
+// What a run reports while it runs, and what it records besides the metrics.
+struct PointHooks {
+    std::function<void(size_t point)> on_start;                          // before a point runs; may be empty
+    std::function<void(size_t point, const report::ResultRow&)> on_row;  // after it; may be empty
+    // A Chrome / Perfetto trace of one point (report/point_recorder.h); nullptr: none. Its
+    // point must be one of the experiment's (check_trace_point).
+    const report::TraceOptions* trace = nullptr;
+};
+
+// Runs every point in sweep order. Every row carries its latency histograms (observers only
+// read: fingerprints are those of an unobserved run) and its matching published values; the
+// results carry the experiment's description, machine and table shape.
+report::ExperimentResults run_prepared(PreparedExperiment& prepared, const PointHooks& hooks = {});
+
+// A --trace-point beyond the experiment's points is a config::ConfigError at --trace-point.
+void check_trace_point(const PreparedExperiment& prepared, size_t point);
 
 struct RunOptions {
     std::string machines_dir;  // where experiment.machine is looked up
     std::function<void(size_t point, const report::ResultRow&)> on_row;
+    const report::TraceOptions* trace = nullptr;
 };
 
 // prepare_experiment + run_prepared.
@@ -55,7 +70,8 @@ report::ExperimentResults run_experiment(const Experiment& e, const RunOptions& 
 // alone reruns to the same fingerprints.
 std::string resolved_toml(const PreparedExperiment& prepared);
 
-// results.json, results.csv and config.toml (resolved_toml) in out_dir.
+// results.json, results.csv and config.toml (resolved_toml) in out_dir. Plots are drawn
+// separately (report::plot_results), so a run never fails over them.
 void write_experiment_outputs(const PreparedExperiment& prepared, const report::ExperimentResults& results,
                               const std::filesystem::path& out_dir);
 

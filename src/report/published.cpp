@@ -40,4 +40,25 @@ std::optional<double> relative_error(double predicted, double published) {
     return (predicted - published) / published;
 }
 
+void attach_published(ExperimentResults& results, const Published& published) {
+    results.published_source = published.source;
+    for (ResultRow& row : results.rows) {
+        const PublishedRow* p = find_published(published, row);
+        row.published = p != nullptr ? p->metrics : nlohmann::ordered_json::object();
+    }
+}
+
+Published published_of(const ExperimentResults& results) {
+    Published out;
+    out.source = results.published_source;
+    for (const ResultRow& row : results.rows) {
+        if (row.published.empty()) continue;
+        PublishedRow p;
+        p.params = row.params;
+        p.metrics = row.published;
+        out.rows.push_back(std::move(p));
+    }
+    return out;
+}
+
 }  // namespace ipisim::report

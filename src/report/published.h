@@ -36,4 +36,12 @@ const PublishedRow* find_published(const Published& published, const ResultRow& 
 // (predicted - published) / published; nullopt when published is zero.
 std::optional<double> relative_error(double predicted, double published);
 
+// Copies into each result row the metrics of its matching published row (ResultRow::published),
+// and the source, so results.json carries them.
+void attach_published(ExperimentResults& results, const Published& published);
+
+// The published values a results.json carries, as a Published whose rows match the result rows
+// they were attached to (by every parameter of the row).
+Published published_of(const ExperimentResults& results);
+
 }  // namespace ipisim::report

@@ -12,7 +12,13 @@ struct ResultRow {
     nlohmann::ordered_json params = nlohmann::ordered_json::object();   // every parameter
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();  // as the workload named them
     nlohmann::ordered_json profile = nlohmann::ordered_json::object();  // {"function (activity)": CPU-time share}
-    uint64_t fingerprint = 0;                                           // the engine's fingerprint
+    // {"flush_tlb_mm_range": {"count", "p50_ns", "p90_ns", "p99_ns", "max_ns"}, ...} (report/latency.h)
+    nlohmann::ordered_json latency = nlohmann::ordered_json::object();
+    // The metrics of the published row matching this point (report/published.h); empty if none.
+    nlohmann::ordered_json published = nlohmann::ordered_json::object();
+    // {"metric": [lo, hi]}: an interval around a prediction, when the run computes one.
+    nlohmann::ordered_json metrics_interval = nlohmann::ordered_json::object();
+    uint64_t fingerprint = 0;  // the engine's fingerprint
     uint64_t events = 0;
     double simulated_seconds = 0;
     // The checker's monitors (docs/checker.md): {"violations": N, "first": {...}} when it ran.
@@ -21,9 +27,15 @@ struct ResultRow {
 
 struct ExperimentResults {
     std::string experiment;
+    std::string description;
+    std::string machine;  // the machine file's name ("sapphire_rapids_30c"); empty: the workload's own
     uint64_t seed = 1;
     std::vector<std::string> swept;  // the [sweep] keys, in file order
     std::vector<ResultRow> rows;     // in sweep order
+    std::string published_source;    // where the rows' published values come from
+    // The seed's own table shape ([report], report/seed_shape.h) as JSON (report/shape_json.h),
+    // so plots and the HTML report can be drawn again from results.json alone.
+    nlohmann::ordered_json report = nlohmann::ordered_json::object();
 };
 
 // FNV-1a over the row fingerprints in order: equal iff every row's run was identical.

@@ -10,8 +10,14 @@
 
 namespace ipisim::report {
 
-// {"experiment", "seed", "fingerprint", "rows": [{"params", "metrics", "fingerprint"}...]}
+// {"experiment", "description", "machine", "seed", "fingerprint", "swept", "report",
+//  "published_source", "rows": [{"params", "metrics", "metrics_interval", "published",
+//  "latency", "profile", "fingerprint"}...]}; empty optional members are left out.
 nlohmann::ordered_json results_json(const ExperimentResults& results);
+
+// The inverse (events and simulated time are not kept). A missing file, bad JSON or a member
+// of the wrong type is a config::ConfigError naming the file and the member ("rows[2].metrics").
+ExperimentResults read_results_json(const std::filesystem::path& path);
 
 // Header "param..., metric..." (metrics in first-seen order), then one line per row.
 std::string results_csv(const ExperimentResults& results);

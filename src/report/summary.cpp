@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "config/error.h"
 #include "report/text_table.h"
 
 namespace ipisim::report {
@@ -51,14 +52,13 @@ std::string error_text(const nlohmann::ordered_json& predicted, const nlohmann::
     return err ? fmt::format("{:+.1f}%", *err * 100) : "";
 }
 
-}  // namespace
-
-std::string render_summary(const ExperimentResults& results, const Published& published) {
-    const MetricColumns metrics = metric_columns(results, published);
+// The table of the swept parameters and the chosen metrics.
+TextTable metric_table(const ExperimentResults& results, const Published& published,
+                       const std::vector<std::string>& metrics, const std::set<std::string>& with_published) {
     std::vector<std::string> header = results.swept;
-    for (const auto& m : metrics.names) {
+    for (const auto& m : metrics) {
         header.push_back(m);
-        if (metrics.with_published.count(m) != 0) {
+        if (with_published.count(m) != 0) {
             header.push_back("published");
             header.push_back("error");
         }
@@ -69,24 +69,138 @@ std::string render_summary(const ExperimentResults& results, const Published& pu
         for (const auto& key : results.swept)
             cells.push_back(cell_text(row.params.value(key, nlohmann::ordered_json())));
         const PublishedRow* p = find_published(published, row);
-        for (const auto& m : metrics.names) {
+        for (const auto& m : metrics) {
             const auto predicted = row.metrics.value(m, nlohmann::ordered_json());
-            cells.push_back(cell_text(predicted));
-            if (metrics.with_published.count(m) == 0) continue;
+            cells.push_back(metric_text(m, predicted));
+            if (with_published.count(m) == 0) continue;
             const auto pub = p != nullptr ? p->metrics.value(m, nlohmann::ordered_json()) : nlohmann::ordered_json();
-            cells.push_back(cell_text(pub));
+            cells.push_back(metric_text(m, pub));
             cells.push_back(error_text(predicted, pub));
         }
         table.add_row(std::move(cells));
     }
+    return table;
+}
 
-    std::string out = fmt::format("experiment: {}  seed: {}\n", results.experiment, results.seed);
+size_t widest_line(const std::string& text) {
+    size_t widest = 0;
+    size_t start = 0;
+    while (start < text.size()) {
+        const size_t end = std::min(text.find('\n', start), text.size());
+        widest = std::max(widest, end - start);
+        start = end + 1;
+    }
+    return widest;
+}
+
+// Published metrics first, then the others while the table stays within the width.
+std::vector<std::string> default_metrics(const ExperimentResults& results, const Published& published,
+                                         const MetricColumns& all, size_t width) {
+    std::vector<std::string> chosen;
+    for (const auto& m : all.names) {
+        if (all.with_published.count(m) != 0) chosen.push_back(m);
+    }
+    for (const auto& m : all.names) {
+        if (contains(chosen, m)) continue;
+        std::vector<std::string> candidate = chosen;
+        candidate.push_back(m);
+        // Keep the workload's order among the chosen ones.
+        std::vector<std::string> ordered;
+        for (const auto& n : all.names) {
+            if (contains(candidate, n)) ordered.push_back(n);
+        }
+        if (!chosen.empty() &&
+            widest_line(metric_table(results, published, ordered, all.with_published).render()) > width) {
+            continue;
+        }
+        chosen = std::move(ordered);
+    }
+    return chosen;
+}
+
+std::string latency_tables(const ExperimentResults& results) {
+    std::vector<std::string> ops;
+    for (const ResultRow& row : results.rows) {
+        for (const auto& [op, h] : row.latency.items()) {
+            if (!contains(ops, op)) ops.push_back(op);
+        }
+    }
+    if (ops.empty()) return "\nlatency: no timed operation ran\n";
+    std::string out;
+    for (const auto& op : ops) {
+        std::vector<std::string> header = results.swept;
+        for (const char* c : {"count", "p50", "p90", "p99", "max"}) header.emplace_back(c);
+        TextTable table(header);
+        for (const ResultRow& row : results.rows) {
+            std::vector<std::string> cells;
+            for (const auto& key : results.swept)
+                cells.push_back(cell_text(row.params.value(key, nlohmann::ordered_json())));
+            if (row.latency.contains(op)) {
+                const auto& h = row.latency[op];
+                cells.push_back(number_text(h.value("count", 0.0)));
+                for (const char* q : {"p50_ns", "p90_ns", "p99_ns", "max_ns"})
+                    cells.push_back(number_text(h.value(q, 0.0)));
+            } else {
+                cells.emplace_back("0");
+            }
+            table.add_row(std::move(cells));
+        }
+        out += fmt::format("\nlatency of {} (ns):\n{}", op, table.render());
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_metric_list(const std::string& text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t end = std::min(text.find(',', start), text.size());
+        std::string name = text.substr(start, end - start);
+        name.erase(0, name.find_first_not_of(" \t"));
+        name.erase(name.find_last_not_of(" \t") + 1);
+        if (name.empty()) throw config::ConfigError("--metrics", 0, text, "an empty metric name");
+        out.push_back(name);
+        start = end + 1;
+    }
+    return out;
+}
+
+void check_metrics(const ExperimentResults& results, const std::vector<std::string>& names) {
+    const MetricColumns all = metric_columns(results, {});
+    for (const auto& n : names) {
+        if (contains(all.names, n)) continue;
+        std::string known;
+        for (const auto& m : all.names) known += (known.empty() ? "" : ", ") + m;
+        throw config::ConfigError("--metrics", 0, n, fmt::format("no such metric (there are: {})", known));
+    }
+}
+
+std::string render_summary(const ExperimentResults& results, const Published& published,
+                           const SummaryOptions& options) {
+    const MetricColumns all = metric_columns(results, published);
+    if (!options.metrics.empty()) check_metrics(results, options.metrics);
+    const std::vector<std::string> shown =
+        options.metrics.empty() ? default_metrics(results, published, all, options.width) : options.metrics;
+
+    std::string out = fmt::format("experiment: {}", results.experiment);
+    if (!results.machine.empty()) out += fmt::format("  machine: {}", results.machine);
+    out += fmt::format("  seed: {}\n", results.seed);
     const std::string fixed = constant_params(results);
     if (!fixed.empty()) out += fmt::format("params: {}\n", fixed);
-    out += fmt::format("\n{}\n", table.render());
-    if (!metrics.with_published.empty() && !published.source.empty()) {
-        out += fmt::format("published: {}\n", published.source);
+    out += fmt::format("\n{}", metric_table(results, published, shown, all.with_published).render());
+    std::string hidden;
+    for (const auto& m : all.names) {
+        if (!contains(shown, m)) hidden += (hidden.empty() ? "" : ", ") + m;
     }
+    if (!hidden.empty() && options.metrics.empty())
+        out += fmt::format("not shown: {} (choose with --metrics; all are in results.csv)\n", hidden);
+    if (options.latency) out += latency_tables(results);
+    bool any_published = false;
+    for (const auto& m : shown) any_published = any_published || all.with_published.count(m) != 0;
+    out += "\n";
+    if (any_published && !published.source.empty()) out += fmt::format("published: {}\n", published.source);
     out += fmt::format("fingerprint: {}\n", fingerprint_hex(combined_fingerprint(results.rows)));
     return out;
 }

@@ -3,14 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <string_view>
 
 namespace ipisim::report {
 
 namespace {
 
-// "12", "-3.5e-07", "+1.2%": right-aligned. "256-CPU host" is text.
-bool looks_numeric(const std::string& s) {
+// "12", "-3.5e-07", "+1.2%", "1.05M", "933k": right-aligned. "256-CPU host" is text.
+bool looks_numeric(std::string_view s) {
     if (s == "inf" || s == "nan") return true;
+    if (!s.empty() && std::string_view("kMGT%").find(s.back()) != std::string_view::npos) s.remove_suffix(1);
     bool digit = false;
     for (char c : s) {
         if (c >= '0' && c <= '9') {
@@ -53,6 +57,34 @@ std::string TextTable::render() const {
     out += line(rule, true);
     for (const auto& row : rows_) out += line(row, false);
     return out;
+}
+
+std::string number_text(double v) {
+    if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v < 0 ? "-inf" : "inf");
+    if (v == 0) return "0";
+    static constexpr const char* kSuffix[] = {"", "k", "M", "G", "T"};
+    double a = std::abs(v);
+    size_t k = 0;
+    // Scale while the value, rounded to three digits, reaches 1000 (999.7 is "1k", not "1e+03").
+    while (k + 1 < std::size(kSuffix) && std::stod(fmt::format("{:.3g}", a)) >= 1000) {
+        a /= 1000;
+        ++k;
+    }
+    return fmt::format("{}{:.3g}{}", v < 0 ? "-" : "", a, kSuffix[k]);
+}
+
+std::string percent_text(double share) {
+    return number_text(share * 100) + "%";
+}
+
+bool is_share(std::string_view metric) {
+    return metric.size() >= 5 && metric.substr(metric.size() - 5) == "share";
+}
+
+std::string metric_text(std::string_view metric, const nlohmann::ordered_json& value) {
+    if (!value.is_number() || value.is_boolean()) return cell_text(value);
+    const double v = value.get<double>();
+    return is_share(metric) ? percent_text(v) : number_text(v);
 }
 
 std::string cell_text(const nlohmann::ordered_json& value) {

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ipisim::report {
@@ -21,7 +22,18 @@ private:
 };
 
 // A JSON scalar as a table cell or CSV field: strings bare, numbers with 6 significant digits
-// (integers in full), anything else as JSON.
+// (integers in full), anything else as JSON. Parameters and the seed's own text use it.
 std::string cell_text(const nlohmann::ordered_json& value);
+
+// A measured number for people: three significant digits, with k, M, G, T from a thousand up
+// (1.05M, 933k, 175, 5.23, 0.0316), so one column never mixes 1.0509e+06 with 933000.
+std::string number_text(double v);
+// A share of 1 as a percentage: 0.0316 -> "3.16%".
+std::string percent_text(double share);
+// Metrics named "..._share" (or "share") are shares of 1.
+bool is_share(std::string_view metric);
+// A metric's value as a table cell: shares as percentages, other numbers as number_text,
+// anything else as cell_text.
+std::string metric_text(std::string_view metric, const nlohmann::ordered_json& value);
 
 }  // namespace ipisim::report

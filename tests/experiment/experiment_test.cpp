@@ -78,7 +78,7 @@ TEST(Experiment, overrides_replace_params_and_sweeps) {
 TEST(Experiment, the_written_config_reruns_to_the_same_fingerprint) {
     PreparedExperiment e =
         prepare_experiment(load_experiment(kEcho, {"experiment.seed=11", "sweep.delay=[\"5 ns\", \"4 ns\"]"}), "");
-    const report::ExperimentResults first = run_prepared(e, nullptr);
+    const report::ExperimentResults first = run_prepared(e);
     const auto dir = scratch("rerun");
     write_experiment_outputs(e, first, dir);
     const Experiment again = load_experiment((dir / "config.toml").string(), {});
@@ -103,7 +103,7 @@ TEST(Experiment, a_missing_seed_is_written_as_the_default) {
 
 TEST(Experiment, results_files_hold_params_metrics_and_fingerprints) {
     PreparedExperiment e = prepare_experiment(load_experiment(kEcho, {}), "");
-    const report::ExperimentResults r = run_prepared(e, nullptr);
+    const report::ExperimentResults r = run_prepared(e);
     const auto dir = scratch("files");
     write_experiment_outputs(e, r, dir);
     const auto json = nlohmann::ordered_json::parse(read(dir / "results.json"));

@@ -55,7 +55,7 @@ struct Outcome {
 
 Outcome run_file(const std::string& file, const std::vector<std::string>& overrides, const std::string& machines) {
     Outcome r{prepare_experiment(load_experiment(file, overrides), machines), {}};
-    r.results = run_prepared(r.prepared, nullptr);
+    r.results = run_prepared(r.prepared);
     return r;
 }
 

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "hw/observer.h"
+
 namespace ipisim::hw {
 
 std::string_view to_string(Activity a) {
@@ -119,9 +121,11 @@ void CpuProfile::transfer(sim::Picos t, uint32_t label, Activity activity, sim::
     const uint64_t moved = std::min<uint64_t>(t.count(), table_[from]);
     table_[from] -= moved;
     table_[to] += moved;
+    if (Observer* o = tracer()) o->work_stolen(*this, label, sim::Picos(moved), now);
 }
 
 void CpuProfile::change(uint32_t label, Activity activity, sim::Picos now) {
+    if (Observer* o = tracer()) o->function_changed(*this, label, activity, now);
     settle(now);
     label_ = label;
     activity_ = activity;
@@ -151,6 +155,7 @@ sim::Picos CpuProfile::total() const {
 }
 
 void CpuProfile::reset(sim::Picos now) {
+    if (Observer* o = observer()) o->profile_reset(*this, now);
     std::fill(table_.begin(), table_.end(), 0);
     since_ = now.count();
 }

@@ -7,6 +7,7 @@
 
 #include "hw/check_hooks.h"
 #include "hw/cpu/cpu.h"
+#include "hw/observer.h"
 
 namespace ipisim::hw {
 
@@ -24,6 +25,7 @@ DeliveryFabric::DeliveryFabric(sim::Engine& eng, const MachineSpec& spec, std::v
                                                 spec_.name, spec_.topology.nr_cpus()));
     }
     if (capacity_ == 0) throw std::invalid_argument("delivery fabric: capacity must be at least 1");
+    if (Observer* o = observer()) o->machine_built(eng_, spec_, cpus_);
 }
 
 Picos DeliveryFabric::latency(CpuId sender, CpuId target) const {
@@ -62,6 +64,8 @@ void DeliveryFabric::send(CpuId sender, CpuId target, uint32_t vector, DeliveryM
         waiting_.push_back(i);
     }
     stats_.max_in_flight = std::max(stats_.max_in_flight, in_flight());
+    if (Observer* o = observer())
+        o->message_sent({sender, target, vector, mode == DeliveryMode::rar, i, in_flight(), eng_.now()});
 }
 
 void DeliveryFabric::start(uint32_t i) {
@@ -102,6 +106,8 @@ void DeliveryFabric::deliver(uint32_t i) {
         waiting_.pop_front();
         start(next);
     }
+    if (Observer* o = observer())
+        o->message_delivered({m.sender, m.target, m.vector, m.mode == DeliveryMode::rar, i, in_flight(), eng_.now()});
     if (m.mode == DeliveryMode::rar) {
         ++stats_.rar_messages;
         rar_hook_(m.target, m.sender);

@@ -3,6 +3,8 @@
 #include <array>
 #include <stdexcept>
 
+#include "hw/observer.h"
+
 namespace ipisim::hw {
 
 namespace {
@@ -131,6 +133,7 @@ size_t Tlb::invalidate(const Invalidation& inv) {
     }
     if (inv.include_global) n += remove_keyed(kGlobalKey, inv);
     stats_.removed += n;
+    if (Observer* t = tracer()) t->tlb_invalidated(cpu_, inv, n);
     return n;
 }
 

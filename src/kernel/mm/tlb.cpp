@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "hw/check_hooks.h"
+#include "hw/observer.h"
 #include "hw/tlb/tlb_insn.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
@@ -101,6 +102,7 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
     }
     // put_flush_tlb_info(), put_cpu(); mmu_notifier_arch_invalidate_secondary_tlbs: no IOMMU.
     IPISIM_CHECK_HOOK(flush_returned(me, mm.id, start, end, began));
+    hw::record_latency("flush_tlb_mm_range", cpu.now() - began);
 }
 
 sim::Task<> Mm::native_flush_tlb_multi(hw::Cpu& cpu, const hw::CpuMask& cpumask, const FlushTlbInfo& info) {

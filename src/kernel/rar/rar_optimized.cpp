@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "hw/check_hooks.h"
+#include "hw/observer.h"
 #include "kernel/rar/smp_call_rar.h"
 
 namespace ipisim::kernel {
@@ -133,6 +134,7 @@ private:
         IPISIM_CHECK_HOOK(wait_end(me));
         if (status == hw::kRarPending) ++stats.unprocessed;
         stats.action_spin += self.now() - start;
+        hw::record_latency("wait_for_action_done", self.now() - start);
         co_return status;
     }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "hw/cpu/spin.h"
+#include "hw/observer.h"
 #include "kernel/costs.h"
 
 namespace ipisim::kernel {
@@ -139,6 +140,7 @@ sim::Task<uint8_t> SmpCallRar::wait_for_action_done(Cpu& self, uint32_t slot, Cp
         return hw::Rar::action_byte(w, slot) != hw::kRarPending;
     });
     stats_.action_spin += self.now() - start;
+    hw::record_latency("wait_for_action_done", self.now() - start);
     const uint8_t status = hw::Rar::action_byte(word, slot);
     if (status != hw::kRarSuccess) {
         throw std::logic_error(fmt::format("cpu{}: RAR slot {} on cpu{} ended {:#x}", self.id(), slot, target, status));

@@ -4,6 +4,7 @@
 
 #include "hw/check_hooks.h"
 #include "hw/cpu/spin.h"
+#include "hw/observer.h"
 #include "kernel/costs.h"
 
 namespace ipisim::kernel {
@@ -93,7 +94,10 @@ Csd& Smp::cfd_csd(CpuId sender, CpuId target) {
 sim::Task<> Smp::csd_lock_wait(Cpu& self, Csd& csd) {
     static const uint32_t l = label("csd_lock_wait");
     auto scope = self.function(l);
+    const bool locked = (csd.flags->peek() & CSD_FLAG_LOCK) != 0;  // latency histogram: waits that wait
+    const sim::Picos started = self.now();
     co_await hw::spin_until(self, mem_, *csd.flags, [](uint64_t f) { return (f & CSD_FLAG_LOCK) == 0; });
+    if (locked) hw::record_latency("csd_lock_wait", self.now() - started);
 }
 
 sim::Task<> Smp::csd_lock(Cpu& self, Csd& csd, uint64_t type) {
@@ -112,6 +116,7 @@ sim::Task<bool> Smp::llist_add(Cpu& self, CpuId cpu, Csd& csd) {
     IPISIM_CHECK_HOOK(csd_locked(self.id(), *csd.flags, cpu));
     const uint64_t before = co_await mem_.fetch_add(self.id(), *pc.queue_head, 1);
     pc.queue.push_back(&csd);
+    if (hw::Observer* t = hw::tracer()) t->queue_changed(cpu, "call_single_queue", pc.queue.size(), self.now());
     co_return before == 0;
 }
 
@@ -305,6 +310,7 @@ sim::Task<> Smp::__flush_smp_call_function_queue(Cpu& self) {
     if (n == 0) co_return;
     std::vector<Csd*> batch(pc.queue.begin(), pc.queue.begin() + static_cast<std::ptrdiff_t>(n));
     pc.queue.erase(pc.queue.begin(), pc.queue.begin() + static_cast<std::ptrdiff_t>(n));
+    if (hw::Observer* t = hw::tracer()) t->queue_changed(self.id(), "call_single_queue", pc.queue.size(), self.now());
     co_await self.compute_cycles(sim::Cycles(costs::flush_queue_setup + n * costs::flush_queue_per_node));
     // Pass 1: SYNC callbacks run, then their CSD is released.
     for (Csd* csd : batch) {

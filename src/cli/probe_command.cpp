@@ -1,0 +1,52 @@
+#include "cli/probe_command.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "config/error.h"
+#include "probe/host_file.h"
+#include "probe/host_schema.h"
+#include "probe/probe.h"
+#include "probe/probe_report.h"
+#include "report/results_files.h"
+
+namespace ipisim::cli {
+
+std::string command_line(int argc, char** argv) {
+    std::string out = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "ipisim";
+    for (int i = 1; i < argc; ++i) out += std::string(" ") + argv[i];
+    return out;
+}
+
+int probe_command(const ProbeArgs& args) {
+    const std::filesystem::path out(args.out_dir);
+    std::error_code ec;
+    if (std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec)) {
+        throw config::ConfigError("--out", 0, "out", fmt::format("{} exists and is not a directory", args.out_dir));
+    }
+    probe::ProbeOptions options;
+    options.quick = args.quick;
+    options.realtime = args.realtime;
+    options.command = args.command.empty() ? "ipisim probe" : args.command;
+    options.progress = [](const std::string& step) { fmt::print(stderr, "probe: {}\n", step); };
+    const probe::ProbeResults r = probe::run_probe(options);
+
+    const std::filesystem::path host = out / "host.toml";
+    const std::string text = probe::host_machine_text(r);
+    report::write_text_file(host, text);
+    // The file must read back: through the schema checks of every key and mark it holds, and
+    // through the machine loader.
+    probe::check_host_file(config::Document::parse(text, host.string()));
+    probe::load_host_machine(text, host.string());
+
+    const std::string summary = probe::render_probe_summary(r);
+    report::write_text_file(out / "probe.json", probe::probe_json(r).dump(2) + "\n");
+    report::write_text_file(out / "summary.txt", summary);
+    fmt::print("{}", summary);
+    fmt::print("\nwrote {} (machine file), {} and {}\n", host.string(), (out / "probe.json").string(),
+               (out / "summary.txt").string());
+    return 0;
+}
+
+}  // namespace ipisim::cli

@@ -1,0 +1,26 @@
+// The warnings `ipisim validate host` prints under its table, for cells whose measurement is not
+// what the model computes: a threads cell whose tasks were rarely running at the same time (few
+// of the shootdown IPIs the model sends were received: the cell did not measure the shootdown),
+// tasks that had little of their CPUs ("loops/s owning CPUs" is then an extrapolation), and a
+// scaling table with no ratio (one task count).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipisim::cli {
+
+struct CellFigures {
+    std::string mode;  // "threads" or "processes"
+    uint32_t tasks = 1;
+    std::optional<double> cpu_share;               // median tasks' CPU time / wall time
+    std::optional<double> measured_ipis_per_loop;  // /proc/interrupts "TLB" per loop
+    double model_ipis_per_loop = 0;
+};
+
+// One line per problem, in cell order; empty when every cell measured what the model computes.
+std::vector<std::string> validate_notes(const std::vector<CellFigures>& cells);
+
+}  // namespace ipisim::cli

@@ -1,0 +1,146 @@
+#include "probe/host_file.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <sstream>
+#include <type_traits>
+#include <vector>
+
+#include "probe/host_values.h"
+
+namespace ipisim::probe {
+
+std::string ns_text(double ns) {
+    return fmt::format("{:.1f} ns", std::round(ns * 10.0) / 10.0);
+}
+
+namespace {
+
+// The [topology], arch and vendor: from the importer's skeleton, or a flat layout of the CPUs.
+void put_topology(const ProbeResults& r, toml::table& root) {
+    if (!r.topology.skeleton.empty()) {
+        const toml::table skeleton =
+            toml::parse(std::string_view(r.topology.skeleton), std::string_view("(hwloc import)"));
+        root.insert_or_assign("arch", *skeleton.get("arch"));
+        root.insert_or_assign("vendor", *skeleton.get("vendor"));
+        root.insert_or_assign("topology", *skeleton.get("topology"));
+        return;
+    }
+    const bool x86 = r.info.machine.empty() || r.info.machine == "x86_64" || r.info.machine == "i686";
+    root.insert_or_assign("arch", x86 ? "x86" : "arm64");
+    root.insert_or_assign("vendor", r.info.vendor_id == "GenuineIntel"   ? "intel"
+                                    : r.info.vendor_id == "AuthenticAMD" ? "amd"
+                                                                         : "generic");
+    toml::table t;
+    t.insert_or_assign("packages", 1);
+    t.insert_or_assign("dies_per_package", 1);
+    t.insert_or_assign("l3_per_die", 1);
+    t.insert_or_assign("cores_per_l3", static_cast<int64_t>(std::max<size_t>(r.topology.cpus.size(), 1)));
+    t.insert_or_assign("threads_per_core", 1);
+    t.insert_or_assign("numa_nodes", 1);
+    t.insert_or_assign("cpu_numbering", "smt_last");
+    t.insert_or_assign("hw_id", x86 ? "apic" : "mpidr_flat");
+    root.insert_or_assign("topology", std::move(t));
+}
+
+void inline_marked_values(toml::table& t) {
+    for (auto&& [k, v] : t) {
+        if (toml::table* sub = v.as_table()) {
+            if (sub->contains("mark")) {
+                sub->is_inline(true);
+            } else {
+                inline_marked_values(*sub);
+            }
+        } else if (toml::array* a = v.as_array()) {
+            for (toml::node& e : *a) {
+                if (toml::table* et = e.as_table()) inline_marked_values(*et);
+            }
+        }
+    }
+}
+
+void strip(toml::table& t) {
+    std::vector<std::string> marked;
+    for (auto&& [k, v] : t) {
+        if (toml::table* sub = v.as_table()) {
+            if (sub->contains("mark") && sub->contains("value")) {
+                marked.emplace_back(k.str());
+            } else {
+                strip(*sub);
+            }
+        } else if (toml::array* a = v.as_array()) {
+            for (toml::node& e : *a) {
+                if (toml::table* et = e.as_table()) strip(*et);
+            }
+        }
+    }
+    // Each marked table becomes its value, moved out so that it keeps its source line.
+    for (const std::string& key : marked) {
+        toml::node* value = t.get_as<toml::table>(key)->get("value");
+        value->visit([&](auto& x) {
+            using X = std::remove_cvref_t<decltype(x)>;
+            if constexpr (toml::is_value<X>) {
+                X moved = std::move(x);
+                t.insert_or_assign(key, std::move(moved));
+            }
+        });
+    }
+}
+
+}  // namespace
+
+toml::table host_machine_table(const ProbeResults& r) {
+    toml::table root;
+    const std::string model = !r.info.model_name.empty() ? r.info.model_name : r.topology.cpu_model;
+    root.insert_or_assign("description",
+                          fmt::format("{} ({}{} CPUs, probed {} by ipisim probe)", model.empty() ? "host" : model,
+                                      r.info.virtualized() ? "VM, " : "", r.topology.cpus.size(), r.date));
+    put_topology(r, root);
+    HostValues v(r, root);
+    root.insert_or_assign("clock", v.clock());
+    root.insert_or_assign("coherence", v.coherence());
+    root.insert_or_assign("cpu", v.cpu());
+    root.insert_or_assign("idle", v.idle());
+    root.insert_or_assign("intc", v.intc());
+    root.insert_or_assign("tlb", v.tlb());
+    inline_marked_values(root);
+    return root;
+}
+
+std::string host_machine_text(const ProbeResults& r) {
+    std::string out;
+    out += fmt::format("# Machine file of this host, written by `{}` on {}.\n", r.command, r.date);
+    out += "# Measured values are marked P (source: date, command, median of N, spread; range = [p5, p95]);\n";
+    out += "# values the probe cannot measure are marked A with a plausible range and a rationale.\n";
+    out += "# Nothing here is fitted. Re-run `ipisim probe` rather than editing by hand.\n";
+    out += fmt::format("# kernel: {} {} ({})\n", r.info.sysname, r.info.release, r.info.machine);
+    out += fmt::format(
+        "# virtualized: {}{}\n", r.info.virtualized() ? "yes" : "no",
+        r.info.hypervisor_vendor.empty() ? "" : fmt::format(" (hypervisor \"{}\")", r.info.hypervisor_vendor));
+    out += fmt::format("# load average at start: {}; measuring threads {}\n", r.load_average,
+                       r.realtime ? "SCHED_FIFO" : "at normal priority");
+    if (!r.info.apic_routing.empty()) out += fmt::format("# APIC routing (dmesg): {}\n", r.info.apic_routing);
+    if (r.info.pv_send_ipi) out += "# paravirtual IPIs: kvm_send_ipi_mask (an IPI send is a hypercall)\n";
+    if (r.info.pv_tlb_flush) out += "# paravirtual TLB flush: KVM skips shootdown IPIs to preempted vCPUs\n";
+    for (const std::string& m : r.info.mitigations) out += fmt::format("# mitigation: {}\n", m);
+    for (const Skipped& s : r.skipped) out += fmt::format("# skipped: {}: {}\n", s.what, s.why);
+    out += "\n";
+    std::ostringstream os;
+    os << toml::toml_formatter(host_machine_table(r));
+    out += os.str();
+    out += "\n";
+    return out;
+}
+
+config::Document host_machine_document(const std::string& text, const std::string& name) {
+    config::Document doc = config::Document::parse(text, name);
+    strip(doc.tree());
+    return doc;
+}
+
+hw::MachineSpec load_host_machine(const std::string& text, const std::string& name) {
+    return hw::load_machine(host_machine_document(text, name), "host");
+}
+
+}  // namespace ipisim::probe

@@ -1,0 +1,37 @@
+// The host machine file (host.toml) made from a probe run, in the machine-file format of
+// machines/*.toml: every value the probe measured is marked P with its date, command, sample
+// count and spread (range = [p5, p95]); every value it cannot measure is marked A with a
+// plausible range and a one-line rationale (docs/calibration.md rules). Generated with toml++.
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <string>
+
+#include "config/table.h"
+#include "hw/machine.h"
+#include "probe/results.h"
+
+namespace ipisim::probe {
+
+// The machine file as a TOML tree.
+toml::table host_machine_table(const ProbeResults& r);
+
+// The file's text: a comment header (date, command, host facts, what was skipped) and the tree.
+std::string host_machine_text(const ProbeResults& r);
+
+// host.toml as the machine loader reads it. The only place that adapts the file to the loader:
+// main's loader does not read provenance marks yet, so every marked value
+// `{ value = ..., mark = ... }` is replaced by its plain value (source lines kept; `name` is the
+// file named in messages). When the schema-driven loader (which reads marks) is on main, this
+// becomes config::Document::parse(text, name).
+config::Document host_machine_document(const std::string& text, const std::string& name);
+
+// hw::load_machine(host_machine_document(text, name), "host"): every mistake is a ConfigError
+// naming the file, line and key.
+hw::MachineSpec load_host_machine(const std::string& text, const std::string& name);
+
+// "23.4 ns": a duration in ns with one decimal (parses back to the same picoseconds).
+std::string ns_text(double ns);
+
+}  // namespace ipisim::probe

@@ -1,0 +1,25 @@
+// index.html in a results root: one self-contained page (no network, plots embedded as data:
+// URIs) over every experiment folder under it (DIR/NAME/results.json):
+//   * an overview: per experiment its machine, points, how far the predictions are from the
+//     published values (mean and largest |error|), and the fingerprint;
+//   * per experiment: the machine, workload and kernel used (from config.toml when it says),
+//     the seed's own table with published values and errors (a pivot as an HTML table, a line
+//     template as its text), the plots (plot_*.svg), every point's metrics, where CPU time
+//     goes (the top profile entries as bars), the operation latencies, and the resolved
+//     config.toml.
+// The page depends only on the folders' files, so equal results give an equal page.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace ipisim::report {
+
+// The page's HTML. A folder whose results.json is broken is a config::ConfigError; a root
+// without any experiment folder gives a page saying so.
+std::string render_html_report(const std::filesystem::path& results_root);
+
+// Writes results_root/index.html; returns its path.
+std::filesystem::path write_html_report(const std::filesystem::path& results_root);
+
+}  // namespace ipisim::report

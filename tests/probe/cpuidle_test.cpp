@@ -1,0 +1,59 @@
+// cpuidle states from a sysfs-like tree: names and declared latencies, or why there are none.
+#include "probe/cpuidle.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace ipisim::probe {
+namespace {
+
+namespace fs = std::filesystem;
+
+void put(const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text << "\n";
+}
+
+fs::path fresh_dir(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("ipisim-cpuidle-test-" + name);
+    fs::remove_all(d);
+    return d;
+}
+
+TEST(ProbeCpuidle, states_are_read_in_order_with_their_declared_latencies) {
+    const fs::path root = fresh_dir("states");
+    put(root / "cpuidle" / "current_driver", "intel_idle");
+    const fs::path cpu = root / "cpu1" / "cpuidle";
+    put(cpu / "state0" / "name", "POLL");
+    put(cpu / "state0" / "latency", "0");
+    put(cpu / "state0" / "residency", "0");
+    put(cpu / "state1" / "name", "C1");
+    put(cpu / "state1" / "latency", "2");
+    put(cpu / "state1" / "residency", "4");
+    put(cpu / "state1" / "disable", "1");
+    const Cpuidle c = read_cpuidle(1, root.string());
+    EXPECT_EQ(c.driver, "intel_idle");
+    ASSERT_EQ(c.states.size(), 2U);
+    EXPECT_EQ(c.states[0].name, "POLL");
+    EXPECT_EQ(c.states[1].name, "C1");
+    EXPECT_DOUBLE_EQ(c.states[1].exit_latency_us, 2);
+    EXPECT_DOUBLE_EQ(c.states[1].target_residency_us, 4);
+    EXPECT_TRUE(c.states[1].disabled);
+    EXPECT_FALSE(c.states[0].disabled);
+    fs::remove_all(root);
+}
+
+TEST(ProbeCpuidle, a_missing_directory_is_reported_with_the_driver_name) {
+    const fs::path root = fresh_dir("absent");
+    put(root / "cpuidle" / "current_driver", "none");
+    const Cpuidle c = read_cpuidle(0, root.string());
+    EXPECT_TRUE(c.states.empty());
+    EXPECT_NE(c.absent_reason.find("does not exist"), std::string::npos);
+    EXPECT_NE(c.absent_reason.find("\"none\""), std::string::npos);
+    fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace ipisim::probe

@@ -1,0 +1,176 @@
+// The HTML report (report/html_report.h): its content, and how headless Chromium renders it
+// (tables present, every embedded plot decoded). Chromium is Debian's `chromium`
+// (scripts/install-deps.sh); without it the rendering test is skipped and says so.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "report/html.h"
+#include "report/html_report.h"
+#include "report/plot.h"
+#include "report/results_files.h"
+
+using namespace ipisim;
+using namespace ipisim::report;
+
+namespace {
+
+std::filesystem::path scratch(const std::string& name) {
+    auto p = std::filesystem::temp_directory_path() / ("ipisim_html_" + name);
+    std::filesystem::remove_all(p);
+    std::filesystem::create_directories(p);
+    return p;
+}
+
+// A results root with a pivot experiment (published values, latencies, a profile) and a
+// line-template one, plotted when gnuplot is there.
+std::filesystem::path results_root(const std::string& name) {
+    const auto root = scratch(name);
+    ExperimentResults a;
+    a.experiment = "pivot_exp";
+    a.description = "threads vs flush <b>bold?</b>";
+    a.machine = "toy4";
+    a.swept = {"threads", "flush"};
+    a.report = {{"kind", "pivot"},          {"title", "loops/sec"}, {"rows", "threads"}, {"columns", "flush"},
+                {"value", "loops_per_sec"}, {"scale", 1000.0},      {"suffix", "k"}};
+    a.published_source = "table 1";
+    for (int t : {1, 4}) {
+        for (const char* f : {"ipi", "rar"}) {
+            ResultRow row;
+            row.params["threads"] = t;
+            row.params["flush"] = f;
+            row.metrics["loops_per_sec"] = 100000.0 * t + (f[0] == 'r' ? 5000 : 0);
+            row.metrics["flush_share"] = 0.1 * t;
+            row.published["loops_per_sec"] = 100000.0 * t;
+            row.latency["flush_tlb_mm_range"] = {
+                {"count", 10}, {"p50_ns", 900.0}, {"p90_ns", 1000.0}, {"p99_ns", 1200.0}, {"max_ns", 1300.0}};
+            row.profile = {{"exc_page_fault (kernel)", 0.6}, {"csd_lock_wait (spin)", 0.3}, {"(other)", 0.1}};
+            row.fingerprint = 0xabcdef;
+            a.rows.push_back(row);
+        }
+    }
+    a.rows[3].published["loops_per_sec"] = 300000.0;  // +35%: a poor prediction
+    ExperimentResults b;
+    b.experiment = "lines_exp";
+    b.swept = {"barrier"};
+    b.report = {{"kind", "lines"}, {"title", "dmesg:"}, {"line", "delta of {rounds}times:{total_ns} [{barrier}]"}};
+    for (const char* bar : {"wmb", "dsb"}) {
+        ResultRow row;
+        row.params["barrier"] = bar;
+        row.params["rounds"] = 3;
+        row.metrics["total_ns"] = bar[0] == 'w' ? 840000 : 820000;
+        b.rows.push_back(row);
+    }
+    for (const ExperimentResults* r : {&a, &b}) {
+        write_text_file(root / r->experiment / "results.json", results_json(*r).dump(2));
+        write_text_file(root / r->experiment / "config.toml",
+                        "[experiment]\nworkload = \"w\"\n[kernel]\nversion = \"6.18\"\n");
+        if (gnuplot_available()) plot_results(root / r->experiment);
+    }
+    return root;
+}
+
+std::string read_text_file_for_test(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+TEST(HtmlReport, the_page_holds_the_seed_tables_errors_setup_and_embedded_plots) {
+    const auto root = results_root("content");
+    const std::string html = read_text_file_for_test(write_html_report(root));
+    EXPECT_NE(html.find("<table class=\"seed\">"), std::string::npos);
+    // 4k threads x rar: 405k predicted, 300k published, +35.0%: flagged poor.
+    EXPECT_NE(html.find("<span class=\"pred\">405k</span> <span class=\"pub\">300k</span> "
+                        "<span class=\"err poor\">+35.0%</span>"),
+              std::string::npos)
+        << html;
+    EXPECT_NE(html.find("<pre class=\"seed\">delta of 3times:840000 [wmb]\ndelta of 3times:820000 [dsb]\n</pre>"),
+              std::string::npos);
+    EXPECT_NE(html.find("threads vs flush &lt;b&gt;bold?&lt;/b&gt;"), std::string::npos);  // escaped
+    EXPECT_NE(html.find("<tr><th>kernel</th><td>6.18</td></tr>"), std::string::npos);
+    EXPECT_NE(html.find("<tr><th>machine</th><td>toy4</td></tr>"), std::string::npos);
+    EXPECT_NE(html.find("csd_lock_wait (spin)"), std::string::npos);
+    EXPECT_NE(html.find("flush_tlb_mm_range"), std::string::npos);
+    EXPECT_EQ(html.find("http://"), std::string::npos);  // nothing to fetch
+    EXPECT_EQ(html.find("https://"), std::string::npos);
+    if (gnuplot_available()) {
+        EXPECT_EQ(count(html, "<img alt="), 2U);  // loops_per_sec, total_ns
+    }
+    EXPECT_EQ(render_html_report(root), html);  // deterministic
+    std::filesystem::remove_all(root);
+}
+
+std::string chromium() {
+    for (const char* name : {"chromium", "chromium-browser"}) {
+        for (const char* dir : {"/usr/bin", "/usr/local/bin", "/snap/bin"}) {
+            const std::string p = std::string(dir) + "/" + name;
+            if (::access(p.c_str(), X_OK) == 0) return p;
+        }
+    }
+    return "";
+}
+
+std::string run(const std::string& cmd) {
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) return "";
+    std::string out;
+    char buf[4096];
+    size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    ::pclose(p);
+    return out;
+}
+
+TEST(HtmlReport, headless_chromium_renders_the_tables_and_decodes_every_plot) {
+    const std::string browser = chromium();
+    if (browser.empty())
+        GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it): not rendered";
+    if (!gnuplot_available()) GTEST_SKIP() << "gnuplot is not installed: no plots to render";
+    const auto root = results_root("render");
+    const auto index = write_html_report(root);
+    const std::string flags =
+        " --headless --no-sandbox --disable-gpu --disable-background-networking"
+        " --disable-component-update --disable-sync --no-first-run --user-data-dir=" +
+        (root / "profile").string() + " --window-size=1280,2400 ";
+    const std::string url = "file://" + index.string();
+    const std::string dom = run("timeout 90 " + browser + flags + "--dump-dom '" + url + "' 2>/dev/null");
+    ASSERT_NE(dom.find("data-loaded=\"yes\""), std::string::npos) << "the page did not finish loading:\n" << dom;
+    // The overview; per experiment its setup and every point; the pivot's seed table, profile
+    // and latencies.
+    EXPECT_EQ(count(dom, "<table"), 8U);
+    EXPECT_EQ(count(dom, "<table class=\"overview\">"), 1U);
+    EXPECT_EQ(count(dom, "<table class=\"meta\">"), 2U);
+    EXPECT_EQ(count(dom, "<table class=\"seed\">"), 1U);
+    EXPECT_EQ(count(dom, "<table class=\"points\">"), 2U);
+    EXPECT_EQ(count(dom, "<table class=\"profile\">"), 1U);
+    EXPECT_EQ(count(dom, "<table class=\"latency\">"), 1U);
+    EXPECT_EQ(count(dom, "<img "), 2U);
+    EXPECT_EQ(count(dom, "data-ok=\"yes\""), 2U) << "a plot did not decode";
+    EXPECT_EQ(count(dom, "data-ok=\"no\""), 0U);
+    const auto shot = root / "screenshot.png";
+    run("timeout 90 " + browser + flags + "--screenshot=" + shot.string() + " '" + url + "' 2>/dev/null");
+    ASSERT_TRUE(std::filesystem::exists(shot));
+    EXPECT_GT(std::filesystem::file_size(shot), 20000U);  // a page, not a blank
+    std::filesystem::remove_all(root);
+}
+
+TEST(Html, escaping_and_base64_follow_their_rfcs) {
+    EXPECT_EQ(html_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+    EXPECT_EQ(base64(""), "");
+    EXPECT_EQ(base64("f"), "Zg==");
+    EXPECT_EQ(base64("fo"), "Zm8=");
+    EXPECT_EQ(base64("foo"), "Zm9v");
+    EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+    EXPECT_EQ(data_uri("image/svg+xml", "<svg/>"), "data:image/svg+xml;base64,PHN2Zy8+");
+}
+
+}  // namespace
