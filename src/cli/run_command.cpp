@@ -25,9 +25,9 @@ void check_experiment_exists(const std::string& file, const std::string& arg, co
         if (entry.path().extension() == ".toml") names.push_back(entry.path().stem().string());
     }
     std::sort(names.begin(), names.end());
-    throw config::ConfigError(arg, 0, "(file)",
-                              fmt::format("no such file, nor experiment in {}{}", dirs.experiments,
-                                          config::did_you_mean(arg, names)));
+    throw config::ConfigError(
+        arg, 0, "(file)",
+        fmt::format("no such file, nor experiment in {}{}", dirs.experiments, config::did_you_mean(arg, names)));
 }
 
 }  // namespace
