@@ -1,8 +1,10 @@
 // ipisim: the command line. Each subcommand is a function in its own file; this file only
 // parses arguments and turns errors into messages and exit codes.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 
@@ -19,6 +21,7 @@
 #include "cli/run_command.h"
 #include "cli/validate_command.h"
 #include "config/error.h"
+#include "config/suggest.h"
 #include "experiment/build_info.h"
 #include "experiment/shard.h"
 
@@ -51,6 +54,26 @@ void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& tr
     cmd->add_option("--trace", out.trace, trace_what);
     cmd->add_option("--trace-window", out.trace_window, "the traced time span, e.g. 2ms..2.2ms");
     cmd->add_option("--trace-point", out.trace_point, "the traced sweep point, from 0 (default: the last)");
+}
+
+// The first argument that is not an option (nor the value of --machines / --experiments): the
+// subcommand. An unknown one is an error with the closest known names, before CLI11's
+// "A subcommand is required".
+std::string unknown_subcommand(CLI::App& app, int argc, char** argv) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--machines" || arg == "--experiments") {
+            ++i;
+            continue;
+        }
+        if (arg.empty() || arg[0] == '-') continue;
+        if (std::find(names.begin(), names.end(), arg) != names.end()) return "";
+        return fmt::format("ipisim: unknown command \"{}\"{}; the commands are: {}", arg,
+                           config::did_you_mean(arg, names), fmt::join(names, ", "));
+    }
+    return "";
 }
 
 }  // namespace
@@ -204,6 +227,10 @@ int main(int argc, char** argv) {
     check->add_option("--out", check_args.out_dir, "where a violation's log and replay file go")->capture_default_str();
     check->callback([&] { command = [&] { return cli::check_command(check_args, dirs); }; });
 
+    if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
+        fmt::print(stderr, "{}\n", unknown);
+        return config::kExitBadInput;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -2,14 +2,36 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <limits>
 
 #include "config/error.h"
+#include "config/suggest.h"
 #include "experiment/interrupt.h"
 #include "experiment/parallel.h"
 #include "experiment/session.h"
 
 namespace ipisim::cli {
+
+namespace {
+
+// A name that is neither a file nor an experiment in the experiments directory: an error with
+// the closest experiment names.
+void check_experiment_exists(const std::string& file, const std::string& arg, const DataDirs& dirs) {
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) || arg.find('/') != std::string::npos) return;
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dirs.experiments, ec)) {
+        if (entry.path().extension() == ".toml") names.push_back(entry.path().stem().string());
+    }
+    std::sort(names.begin(), names.end());
+    throw config::ConfigError(
+        arg, 0, "(file)",
+        fmt::format("no such file, nor experiment in {}{}", dirs.experiments, config::did_you_mean(arg, names)));
+}
+
+}  // namespace
 
 int run_command(const RunArgs& args, const DataDirs& dirs) {
     experiment::catch_interrupts();
@@ -22,7 +44,9 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
         }
         overrides.push_back(fmt::format("experiment.seed={}", *args.seed));
     }
-    const experiment::Experiment e = experiment::load_experiment(resolve_experiment(args.experiment, dirs), overrides);
+    const std::string file = resolve_experiment(args.experiment, dirs);
+    check_experiment_exists(file, args.experiment, dirs);
+    const experiment::Experiment e = experiment::load_experiment(file, overrides);
     experiment::PreparedExperiment prepared = experiment::prepare_experiment(e, dirs.machines);
 
     const std::filesystem::path out =

@@ -123,8 +123,7 @@ TEST(Session, a_shard_says_about_published_values_what_the_whole_run_says) {
     PreparedExperiment shard = prepare({"params.rounds=3"});
     const RunReport w = run_one(SessionRun{&whole, fresh_dir("note_whole"), {}, std::nullopt, nullptr, {}}, 1);
     const RunReport s = run_one(SessionRun{&shard, fresh_dir("note_shard"), {}, Shard{1, 2}, nullptr, {}}, 1);
-    EXPECT_NE(w.results.published_note.find("rounds=3 (published: 2)"), std::string::npos)
-        << w.results.published_note;
+    EXPECT_NE(w.results.published_note.find("rounds=3 (published: 2)"), std::string::npos) << w.results.published_note;
     EXPECT_EQ(s.results.published_note, w.results.published_note);
     EXPECT_EQ(s.results.published_source, "made up for the test");
     ASSERT_EQ(s.results.rows.size(), 2U);
