@@ -9,6 +9,7 @@ PKGS=(
   clang-format clang-tidy
   gnuplot-nox  # plots (report/plot.h, ipisim plot)
   chromium     # the HTML report's rendering test (tests/report/html_report_test.cpp)
+  parallel     # GNU parallel: the shard/merge test (tests/cli/shard_merge.cmake)
 )
 missing=()
 for p in "${PKGS[@]}"; do

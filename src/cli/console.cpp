@@ -17,6 +17,7 @@ Console::Console(ConsoleOptions options, std::FILE* out, std::FILE* err)
 }
 
 Console::~Console() {
+    const std::lock_guard<std::mutex> guard(lock_);
     clear_line();
 }
 
@@ -29,31 +30,39 @@ void Console::write(std::FILE* to, std::string_view text) {
 }
 
 void Console::out(std::string_view text) {
+    const std::lock_guard<std::mutex> guard(lock_);
     write(out_, text);
 }
 
 void Console::note(std::string_view text) {
+    const std::lock_guard<std::mutex> guard(lock_);
     if (!options_.quiet) write(err_, text);
 }
 
 void Console::warn(std::string_view text) {
+    const std::lock_guard<std::mutex> guard(lock_);
     write(err_, text);
 }
 
 void Console::begin(size_t total_points) {
+    const std::lock_guard<std::mutex> guard(lock_);
     total_ = total_points;
     done_ = 0;
     start_ = std::chrono::steady_clock::now();
 }
 
 void Console::point_started(std::string_view experiment, std::string_view point) {
+    const std::lock_guard<std::mutex> guard(lock_);
     experiment_ = experiment;
     point_ = point;
     if (progress_ && tty_) draw(false);
 }
 
-void Console::point_finished() {
+void Console::point_finished(std::string_view experiment, std::string_view point) {
+    const std::lock_guard<std::mutex> guard(lock_);
     ++done_;
+    experiment_ = experiment;
+    point_ = point;
     if (progress_) draw(true);
 }
 

@@ -6,17 +6,21 @@
 //   Console con(ConsoleOptions{.quiet = false, .progress = ProgressMode::automatic});
 //   con.begin(24);                          // the points to run, for the ETA
 //   con.point_started("seed000_rar", "threads=10 flush=ipi");
-//   con.point_finished();                   // "[3/24] seed000_rar threads=10 flush=ipi  12 s, ETA 40 s"
+//   con.point_finished("seed000_rar", "threads=10 flush=ipi");
+//                                           // "[3/24] seed000_rar threads=10 flush=ipi  12 s, ETA 40 s"
 //   con.out(table_text);                    // stdout
 //   con.note("results in results/x\n");     // stderr, unless quiet
 //
 // Progress is shown on a terminal (stderr is a tty) or with --progress, never with --quiet.
 // It uses the host's clock for the elapsed time and the ETA only: nothing in the model does.
+// Every member may be called from any thread (points run on several, --jobs): calls are
+// serialized, so lines never mix.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -50,7 +54,8 @@ public:
     void begin(size_t total_points);
     // A point starts: what it is ("seed000_rar", "threads=10 flush=ipi").
     void point_started(std::string_view experiment, std::string_view point);
-    void point_finished();
+    // A point is done (with --jobs, not necessarily the one started last).
+    void point_finished(std::string_view experiment, std::string_view point);
 
     // "[3/24] seed000_rar threads=10 flush=ipi  12 s, ETA 1 min 04 s": point `shown` of
     // `total`, the host time since begin(), and an ETA from the `finished` points' mean time.
@@ -64,6 +69,7 @@ private:
     void clear_line();
     void write(std::FILE* to, std::string_view text);
 
+    std::mutex lock_;  // one call at a time
     ConsoleOptions options_;
     std::FILE* out_;
     std::FILE* err_;

@@ -1,8 +1,10 @@
 // ipisim: the command line. Each subcommand is a function in its own file; this file only
 // parses arguments and turns errors into messages and exit codes.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 
@@ -11,6 +13,7 @@
 #include "cli/data_dirs.h"
 #include "cli/list_command.h"
 #include "cli/machine_command.h"
+#include "cli/merge_command.h"
 #include "cli/params_command.h"
 #include "cli/plot_command.h"
 #include "cli/probe_command.h"
@@ -18,7 +21,9 @@
 #include "cli/run_command.h"
 #include "cli/validate_command.h"
 #include "config/error.h"
+#include "config/suggest.h"
 #include "experiment/build_info.h"
+#include "experiment/shard.h"
 
 namespace {
 
@@ -49,6 +54,26 @@ void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& tr
     cmd->add_option("--trace", out.trace, trace_what);
     cmd->add_option("--trace-window", out.trace_window, "the traced time span, e.g. 2ms..2.2ms");
     cmd->add_option("--trace-point", out.trace_point, "the traced sweep point, from 0 (default: the last)");
+}
+
+// The first argument that is not an option (nor the value of --machines / --experiments): the
+// subcommand. An unknown one is an error with the closest known names, before CLI11's
+// "A subcommand is required".
+std::string unknown_subcommand(CLI::App& app, int argc, char** argv) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--machines" || arg == "--experiments") {
+            ++i;
+            continue;
+        }
+        if (arg.empty() || arg[0] == '-') continue;
+        if (std::find(names.begin(), names.end(), arg) != names.end()) return "";
+        return fmt::format("ipisim: unknown command \"{}\"{}; the commands are: {}", arg,
+                           config::did_you_mean(arg, names), fmt::join(names, ", "));
+    }
+    return "";
 }
 
 }  // namespace
@@ -90,8 +115,26 @@ int main(int argc, char** argv) {
     run->add_option("--set", run_args.overrides, "override a value: key=value (repeatable)")->allow_extra_args(false);
     run->add_option("--out", run_args.out_dir, "output directory (default: results/<experiment name>)");
     add_output_flags(run, run_args.output, "write a Chrome/Perfetto trace of one point to this file");
+    run->add_option("--jobs,-j", run_args.jobs, "threads running sweep points (default: one per CPU)")
+        ->check(CLI::PositiveNumber);
+    std::string shard_text;
+    run->add_option("--shard", shard_text,
+                    "run only shard i of N of the sweep (point k is in shard k mod N); "
+                    "ipisim merge combines the shards")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                std::string problem;
+                return experiment::parse_shard(text, &problem) ? std::string() : problem;
+            },
+            "i/N"));
+    run->add_flag("--resume", run_args.resume,
+                  "keep the points --out already holds (same parameters and "
+                  "configuration) and run the rest");
+    run->add_flag("--force", run_args.force, "replace results of another experiment in --out");
     run->callback([&] {
         if (seed_opt->count() > 0) run_args.seed = seed;
+        std::string problem;
+        if (!shard_text.empty()) run_args.shard = experiment::parse_shard(shard_text, &problem);
         command = [&] { return cli::run_command(run_args, dirs); };
     });
 
@@ -103,6 +146,13 @@ int main(int argc, char** argv) {
     add_output_flags(reproduce, reproduce_args.output,
                      "write DIR/<experiment>.trace.json, a Chrome/Perfetto trace of each experiment's last point "
                      "(window default 2ms..2.2ms)");
+    reproduce
+        ->add_option("--jobs,-j", reproduce_args.jobs,
+                     "threads running the points of every experiment (default: one per CPU)")
+        ->check(CLI::PositiveNumber);
+    reproduce->add_flag("--resume", reproduce_args.resume,
+                        "keep the points each experiment's folder already holds and run the rest");
+    reproduce->add_flag("--force", reproduce_args.force, "replace results of other experiments in --out");
     reproduce->callback([&] { command = [&] { return cli::reproduce_command(reproduce_args, dirs); }; });
 
     std::vector<std::string> plot_dirs;
@@ -121,6 +171,13 @@ int main(int argc, char** argv) {
     CLI::App* report = app.add_subcommand("report", "write ROOT/index.html over the results folders under ROOT");
     report->add_option("root", report_root, "results root (ipisim reproduce --out)")->required();
     report->callback([&] { command = [&] { return cli::report_command(report_root); }; });
+
+    cli::MergeArgs merge_args;
+    CLI::App* merge = app.add_subcommand("merge", "combine the shard folders of one sweep (run --shard i/N)");
+    merge->add_option("shards", merge_args.shards, "the shard folders")->required();
+    merge->add_option("--out", merge_args.out_dir, "output directory of the combined results")->required();
+    merge->add_flag("--force", merge_args.force, "replace results of another experiment in --out");
+    merge->callback([&] { command = [&] { return cli::merge_command(merge_args, dirs); }; });
 
     std::string xml_path;
     std::string out_path;
@@ -170,6 +227,10 @@ int main(int argc, char** argv) {
     check->add_option("--out", check_args.out_dir, "where a violation's log and replay file go")->capture_default_str();
     check->callback([&] { command = [&] { return cli::check_command(check_args, dirs); }; });
 
+    if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
+        fmt::print(stderr, "{}\n", unknown);
+        return config::kExitBadInput;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

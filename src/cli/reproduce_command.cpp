@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 
 #include "config/error.h"
+#include "experiment/interrupt.h"
+#include "experiment/parallel.h"
 #include "experiment/session.h"
 #include "report/html_report.h"
 #include "report/results_files.h"
@@ -78,6 +81,7 @@ std::vector<experiment::PreparedExperiment> prepare_selected(const ReproduceArgs
 }  // namespace
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
+    experiment::catch_interrupts();
     OutputArgs output = args.output;
     if (!output.trace.empty() && output.trace_window.empty()) output.trace_window = kDefaultTraceWindow;
     check_output_args(output);
@@ -92,34 +96,46 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     };
     std::vector<Done> done;
     Console console(output.console);
-    size_t points = 0;
-    for (const experiment::PreparedExperiment& p : prepared) points += p.points.size();
-    console.begin(points);
     const bool json = output.format == "json";
     nlohmann::ordered_json documents = nlohmann::ordered_json::array();
+
+    std::deque<report::TraceOptions> traces;  // one per experiment, stable while the session runs
+    std::vector<experiment::SessionRun> runs;
     for (experiment::PreparedExperiment& p : prepared) {
-        const experiment::Experiment& e = p.experiment;
-        if (!json) console.out(fmt::format("==== {} — {}\n", e.name(), e.table.description));
         const std::string trace_file =
-            output.trace.empty() ? "" : (std::filesystem::path(output.trace) / (e.name() + ".trace.json")).string();
-        report::TraceOptions trace;
-        const experiment::SessionOptions options = session_options(output, p, trace_file, trace, console);
-        const std::filesystem::path out = std::filesystem::path(args.out_dir) / e.name();
-        const experiment::RunReport report = experiment::run_and_report(p, out, options);
+            output.trace.empty()
+                ? ""
+                : (std::filesystem::path(output.trace) / (p.experiment.name() + ".trace.json")).string();
+        runs.push_back(session_run(output, p, std::filesystem::path(args.out_dir) / p.experiment.name(), trace_file,
+                                   traces.emplace_back()));
+        runs.back().folder = experiment::FolderOptions{args.resume, args.force};
+    }
+    experiment::SessionOptions options;
+    options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    options.hooks = console_hooks(console, runs);
+    std::filesystem::path index;
+    // Experiments finish in order, one at a time, whatever --jobs: what is printed is in order.
+    experiment::run_session(runs, options, [&](size_t x, experiment::RunReport& report) {
+        const experiment::PreparedExperiment& p = prepared[x];
+        const experiment::Experiment& e = p.experiment;
         if (json) {
-            documents.push_back(report::results_json(report.results));
+            documents.push_back(nlohmann::ordered_json::parse(report.json));
         } else {
-            console.out(fmt::format("{}{}\n", report.text, render_profiles(report.results)));
+            console.out(fmt::format("==== {} — {}\n{}{}\n", e.name(), e.table.description, report.text,
+                                    render_profiles(report.results)));
         }
         console.warn(report.warnings);
-        if (!trace_file.empty()) {
+        if (runs[x].trace != nullptr) {
+            const report::TraceOptions& trace = *runs[x].trace;
             console.note(
-                fmt::format("trace of point {} ({}) in {}\n", trace.point, point_text(p, trace.point), trace_file));
+                fmt::format("trace of point {} ({}) in {}\n", trace.point, point_text(p, trace.point), trace.file));
         }
         done.push_back({e.name(), report.results.rows.size(), report.events, report.host_seconds,
                         report::fingerprint_hex(report::combined_fingerprint(report.results.rows))});
-    }
-    const std::filesystem::path index = report::write_html_report(args.out_dir);
+        // The HTML report over every folder finished so far.
+        index = report::write_html_report(args.out_dir);
+    });
+    if (runs.empty()) index = report::write_html_report(args.out_dir);
     if (json) {
         console.out(documents.dump(2) + "\n");
     } else {

@@ -1,4 +1,5 @@
-// `ipisim reproduce [--out DIR] [--only NAME]... [--trace DIR] [output flags]`: runs every seed experiment
+// `ipisim reproduce [--out DIR] [--only NAME]... [--jobs N] [--resume] [--force] [--trace DIR]
+// [output flags]`: runs every seed experiment
 // (experiments/seed*.toml) with its default machine and prints, per experiment, the predicted
 // table with published values and the error per cell where the seed publishes them, and a
 // perf-report-like profile of where CPU time goes. Results of each go to DIR/<name>/, with its
@@ -19,6 +20,9 @@ struct ReproduceArgs {
     std::string out_dir = "results";
     std::vector<std::string> only;  // experiment names; empty: every seed experiment
     OutputArgs output;
+    unsigned jobs = 0;    // threads running points (of every experiment); 0: one per CPU
+    bool resume = false;  // keep the points each folder holds
+    bool force = false;   // replace results of other experiments
 };
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs);

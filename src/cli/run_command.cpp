@@ -2,15 +2,39 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <limits>
 
 #include "config/error.h"
+#include "config/suggest.h"
+#include "experiment/interrupt.h"
+#include "experiment/parallel.h"
 #include "experiment/session.h"
-#include "report/results_files.h"
 
 namespace ipisim::cli {
 
+namespace {
+
+// A name that is neither a file nor an experiment in the experiments directory: an error with
+// the closest experiment names.
+void check_experiment_exists(const std::string& file, const std::string& arg, const DataDirs& dirs) {
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) || arg.find('/') != std::string::npos) return;
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dirs.experiments, ec)) {
+        if (entry.path().extension() == ".toml") names.push_back(entry.path().stem().string());
+    }
+    std::sort(names.begin(), names.end());
+    throw config::ConfigError(
+        arg, 0, "(file)",
+        fmt::format("no such file, nor experiment in {}{}", dirs.experiments, config::did_you_mean(arg, names)));
+}
+
+}  // namespace
+
 int run_command(const RunArgs& args, const DataDirs& dirs) {
+    experiment::catch_interrupts();
     check_output_args(args.output);
     std::vector<std::string> overrides = args.overrides;
     if (args.seed) {
@@ -20,34 +44,40 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
         }
         overrides.push_back(fmt::format("experiment.seed={}", *args.seed));
     }
-    const experiment::Experiment e = experiment::load_experiment(resolve_experiment(args.experiment, dirs), overrides);
+    const std::string file = resolve_experiment(args.experiment, dirs);
+    check_experiment_exists(file, args.experiment, dirs);
+    const experiment::Experiment e = experiment::load_experiment(file, overrides);
     experiment::PreparedExperiment prepared = experiment::prepare_experiment(e, dirs.machines);
 
     const std::filesystem::path out =
         args.out_dir.empty() ? std::filesystem::path("results") / e.name() : std::filesystem::path(args.out_dir);
     Console console(args.output.console);
     report::TraceOptions trace;
-    const experiment::SessionOptions options =
-        session_options(args.output, prepared, args.output.trace, trace, console);
-    console.begin(prepared.points.size());
-    const experiment::RunReport report = experiment::run_and_report(prepared, out, options);
+    std::vector<experiment::SessionRun> runs = {session_run(args.output, prepared, out, args.output.trace, trace)};
+    runs[0].folder = experiment::FolderOptions{args.resume, args.force};
+    runs[0].shard = args.shard;
+    experiment::SessionOptions options;
+    options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    options.hooks = console_hooks(console, runs);
+    experiment::RunReport report;
+    experiment::run_session(runs, options, [&](size_t, experiment::RunReport& r) { report = std::move(r); });
 
-    console.out(args.output.format == "json" ? report::results_json(report.results).dump(2) + "\n" : report.text);
+    console.out(args.output.format == "json" ? report.json : report.text);
     console.warn(report.warnings);
-    if (options.hooks.trace != nullptr) {
+    if (runs[0].trace != nullptr) {
         console.note(
             fmt::format("trace of point {} ({}) in {}\n", trace.point, point_text(prepared, trace.point), trace.file));
     }
-    console.note(fmt::format("{} points, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n",
-                             report.results.rows.size(), report.events, report.host_seconds,
-                             report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0,
-                             out.string()));
+    console.note(fmt::format(
+        "{} points{}, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n", report.results.rows.size(),
+        args.shard ? " (shard " + args.shard->text() + ")" : "", report.events, report.host_seconds,
+        report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0, out.string()));
     // The checker's monitors watched every point: a violation is a failed run (docs/checker.md).
     int rc = 0;
-    for (size_t i = 0; i < report.results.rows.size(); ++i) {
-        const nlohmann::ordered_json& c = report.results.rows[i].check;
+    for (const report::ResultRow& row : report.results.rows) {
+        const nlohmann::ordered_json& c = row.check;
         if (!c.contains("first")) continue;
-        console.warn(fmt::format("ipisim: check: point {}: {} violation(s); first: {} on cpu{}: {}\n", i + 1,
+        console.warn(fmt::format("ipisim: check: point {}: {} violation(s); first: {} on cpu{}: {}\n", row.point + 1,
                                  c["violations"].get<uint64_t>(), c["first"]["kind"].get<std::string>(),
                                  c["first"]["cpu"].get<uint32_t>(), c["first"]["diagnosis"].get<std::string>()));
         rc = 1;

@@ -50,28 +50,47 @@ std::string point_text(const experiment::PreparedExperiment& prepared, size_t po
     return s;
 }
 
-experiment::SessionOptions session_options(const OutputArgs& args, const experiment::PreparedExperiment& prepared,
-                                           const std::string& trace_file, report::TraceOptions& trace,
-                                           Console& console) {
-    experiment::SessionOptions options;
+experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedExperiment& prepared,
+                                   const std::filesystem::path& out_dir, const std::string& trace_file,
+                                   report::TraceOptions& trace) {
+    experiment::SessionRun run;
+    run.prepared = &prepared;
+    run.out_dir = out_dir;
     if (!args.metrics.empty()) {
-        options.summary.metrics = report::parse_metric_list(args.metrics);
-        check_declared_metrics(prepared.experiment, options.summary.metrics);
+        run.summary.metrics = report::parse_metric_list(args.metrics);
+        check_declared_metrics(prepared.experiment, run.summary.metrics);
     }
-    options.summary.latency = args.latency;
+    run.summary.latency = args.latency;
     if (!trace_file.empty()) {
         trace.file = trace_file;
         if (!args.trace_window.empty()) trace.window = report::parse_trace_window(args.trace_window);
         trace.point = args.trace_point.value_or(prepared.points.empty() ? 0 : prepared.points.size() - 1);
         experiment::check_trace_point(prepared, trace.point);
-        options.hooks.trace = &trace;
+        run.trace = &trace;
     }
-    const std::string name = prepared.experiment.name();
-    options.hooks.on_start = [&console, &prepared, name](size_t point) {
-        console.point_started(name, point_text(prepared, point));
+    return run;
+}
+
+experiment::SessionHooks console_hooks(Console& console, const std::vector<experiment::SessionRun>& runs) {
+    experiment::SessionHooks hooks;
+    hooks.scheduled = [&console](size_t points) { console.begin(points); };
+    hooks.resumed = [&console, &runs](size_t x, size_t kept, const std::filesystem::path& dir) {
+        console.note(fmt::format("{}: resuming: {} point{} kept from {}\n", runs[x].prepared->experiment.name(), kept,
+                                 kept == 1 ? "" : "s", (dir / "results.json").string()));
     };
-    options.hooks.on_row = [&console](size_t, const report::ResultRow&) { console.point_finished(); };
-    return options;
+    hooks.started = [&console, &runs](size_t x, size_t point) {
+        console.point_started(runs[x].prepared->experiment.name(), point_text(*runs[x].prepared, point));
+    };
+    hooks.finished = [&console, &runs](size_t x, size_t point, const report::ResultRow& row) {
+        const experiment::PreparedExperiment& p = *runs[x].prepared;
+        const std::string where = point_text(p, point);
+        console.point_finished(p.experiment.name(), where);
+        for (const auto& [metric, reason] : row.undefined.items()) {
+            console.warn(fmt::format("{}: metric {} is undefined at point {}{}{}: {}\n", p.experiment.name(), metric,
+                                     point, where.empty() ? "" : " ", where, reason.get<std::string>()));
+        }
+    };
+    return hooks;
 }
 
 }  // namespace ipisim::cli

@@ -1,12 +1,14 @@
-// The output flags `run` and `reproduce` share, and how they become a run's SessionOptions:
+// The output flags `run` and `reproduce` share, and how they become a session's runs and hooks:
 // the table's columns (--metrics), latency tables (--latency), a trace (--trace,
 // --trace-window, --trace-point), the format of stdout (--format) and the console (--quiet,
 // --progress; cli/console.h).
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/console.h"
 #include "experiment/session.h"
@@ -28,12 +30,18 @@ struct OutputArgs {
 // naming the flag otherwise. Checked before anything is loaded.
 void check_output_args(const OutputArgs& args);
 
-// The session options of one experiment: the summary's metrics and latency tables, the trace
-// (written to `trace_file`, at --trace-point or the last point; `trace` holds it and must
-// outlive the run; a point beyond the experiment's is an error), and the console's progress.
-experiment::SessionOptions session_options(const OutputArgs& args, const experiment::PreparedExperiment& prepared,
-                                           const std::string& trace_file, report::TraceOptions& trace,
-                                           Console& console);
+// The session run of one experiment into out_dir: the summary's metrics and latency tables,
+// the trace (written to `trace_file`, at --trace-point or the last point; `trace` holds it and
+// must outlive the run; a point beyond the experiment's is an error). The caller sets its
+// folder options and shard.
+experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedExperiment& prepared,
+                                   const std::filesystem::path& out_dir, const std::string& trace_file,
+                                   report::TraceOptions& trace);
+
+// The console's side of a session of `runs` (which must outlive it): progress from the points
+// started and finished, the points a folder kept (--resume), and each undefined metric
+// ("EXPERIMENT: metric X is undefined at point K (swept values): reason").
+experiment::SessionHooks console_hooks(Console& console, const std::vector<experiment::SessionRun>& runs);
 
 // The swept parameters of a result row: "threads=10 flush=ipi".
 std::string point_text(const experiment::PreparedExperiment& prepared, size_t point);

@@ -1,9 +1,12 @@
 #include "experiment/machine_source.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
+
+#include "config/suggest.h"
 
 namespace ipisim::experiment {
 
@@ -30,6 +33,7 @@ config::Document machine_file(const Experiment& e, const std::string& machines_d
     if (!std::filesystem::is_regular_file(file, ec)) {
         const std::vector<std::string> known = machine_names(machines_dir);
         std::string problem = fmt::format("no machine \"{}\" ({} does not exist)", name, file.string());
+        problem += config::did_you_mean(name, known);
         if (!known.empty()) problem += fmt::format("; available: {}", fmt::join(known, ", "));
         throw config::ConfigError(e.machine_file, e.machine_line, "experiment.machine", problem);
     }

@@ -2,10 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <mutex>
+
 #include "check/monitors.h"
 #include "config/error.h"
 #include "experiment/build_info.h"
+#include "experiment/parallel.h"
+#include "experiment/results_folder.h"
 #include "experiment/system.h"
+#include "report/published.h"
 #include "report/results_files.h"
 #include "report/shape_json.h"
 #include "sim/registry.h"
@@ -24,6 +30,19 @@ void check_architecture(const Experiment& e, const kernel::MachineInfo& machine)
         throw config::ConfigError(
             e.machine_file, e.machine_line, "experiment.machine",
             fmt::format("the {} workload models x86 code; machine {} is not x86", e.table.workload, machine.name()));
+    }
+}
+
+// A metric that is not a finite number (0/0, x/0) has no value JSON can hold: null, with the
+// reason beside it, so it is never written silently.
+void name_undefined_metrics(report::ResultRow& row) {
+    for (auto it = row.metrics.begin(); it != row.metrics.end(); ++it) {
+        nlohmann::ordered_json& value = it.value();
+        if (!value.is_number_float() || std::isfinite(value.get<double>())) continue;
+        const double v = value.get<double>();
+        const std::string reason = std::isnan(v) ? "0/0: nothing was measured in the window" : "a division by zero";
+        value = nullptr;
+        row.undefined[it.key()] = reason;
     }
 }
 
@@ -68,11 +87,9 @@ void check_trace_point(const PreparedExperiment& prepared, size_t point) {
     }
 }
 
-namespace {
-
-// What results.json says about the run besides its rows.
-void describe(const PreparedExperiment& prepared, report::ExperimentResults& results) {
+report::ExperimentResults describe_results(const PreparedExperiment& prepared) {
     const Experiment& e = prepared.experiment;
+    report::ExperimentResults results;
     results.experiment = e.name();
     results.description = e.table.description;
     results.seed = e.seed();
@@ -86,63 +103,92 @@ void describe(const PreparedExperiment& prepared, report::ExperimentResults& res
         results.machine_hash = machine_hash(prepared);
         if (const auto* v = prepared.base_kernel.get_as<std::string>("version")) results.kernel = v->get();
     }
-}
-
-}  // namespace
-
-report::ExperimentResults run_prepared(PreparedExperiment& prepared, const PointHooks& hooks) {
-    const Experiment& e = prepared.experiment;
-    if (hooks.trace != nullptr) check_trace_point(prepared, hooks.trace->point);
-    report::ExperimentResults results;
-    describe(prepared, results);
-    for (size_t point = 0; point < prepared.points.size(); ++point) {
-        if (hooks.on_start) hooks.on_start(point);
-        PreparedPoint& p = prepared.points[point];
-        workload::RunResult run;
-        report::PointRecorder recorder(point, hooks.trace);  // latency histograms; the trace of one point
-        nlohmann::ordered_json check;
-        if (prepared.machine) {
-            System sys(prepared.machine->spec, p.kernel);
-            // The invariant monitors watch every point (observers: the fingerprint is unchanged).
-            check::Monitors monitors(sys.platform(), {}, &sys.kernel());
-            {
-                const check::Monitors::Installed on(monitors);
-                run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
-                monitors.finish_run();
-            }
-            check = monitors.summary();
-            sys.record_run(run);
-            if (e.workload.traits.reports_profile) run.profile = sys.profile();
-        } else {
-            run = p.workload->run(workload::RunContext{e.seed(), nullptr});
-        }
+    // Which rows are compared with published values depends on their parameters only: the note
+    // is that of every point of the sweep, whichever of them this run (or shard) runs.
+    report::ExperimentResults all = results;
+    for (const PreparedPoint& p : prepared.points) {
         report::ResultRow row;
         row.params = p.row_params;
-        row.metrics = run.metrics;
-        row.profile = run.profile;
-        row.fingerprint = run.fingerprint;
-        row.events = run.events;
-        row.simulated_seconds = run.simulated_seconds;
-        row.latency = recorder.latency();
-        recorder.write_trace(row.params);
-        row.check = std::move(check);
-        if (hooks.on_row) hooks.on_row(point, row);
-        results.rows.push_back(std::move(row));
+        all.rows.push_back(std::move(row));
     }
-    report::attach_published(results, e.published, e.file_setup);
+    report::attach_published(all, e.published, e.file_setup);
+    results.published_source = all.published_source;
+    results.published_note = all.published_note;
+    return results;
+}
+
+report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const report::TraceOptions* trace) {
+    const Experiment& e = prepared.experiment;
+    PreparedPoint& p = prepared.points.at(point);
+    workload::RunResult run;
+    report::PointRecorder recorder(point, trace);  // latency histograms; the trace of one point
+    nlohmann::ordered_json check;
+    if (prepared.machine) {
+        System sys(prepared.machine->spec, p.kernel);
+        // The invariant monitors watch every point (observers: the fingerprint is unchanged).
+        check::Monitors monitors(sys.platform(), {}, &sys.kernel());
+        {
+            const check::Monitors::Installed on(monitors);
+            run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+            monitors.finish_run();
+        }
+        check = monitors.summary();
+        sys.record_run(run);
+        if (e.workload.traits.reports_profile) run.profile = sys.profile();
+    } else {
+        run = p.workload->run(workload::RunContext{e.seed(), nullptr});
+    }
+    report::ResultRow row;
+    row.point = point;
+    row.params = p.row_params;
+    row.metrics = run.metrics;
+    row.profile = run.profile;
+    row.fingerprint = run.fingerprint;
+    row.events = run.events;
+    row.simulated_seconds = run.simulated_seconds;
+    row.latency = recorder.latency();
+    recorder.write_trace(row.params);
+    row.check = std::move(check);
+    name_undefined_metrics(row);
+    // A row's published values depend on it alone (and the machine): attached as it finishes,
+    // so a partial results.json has them too.
+    report::ExperimentResults one;
+    one.machine = prepared.machine ? prepared.machine->spec->name : "";
+    one.rows.push_back(std::move(row));
+    report::attach_published(one, e.published, e.file_setup);
+    return std::move(one.rows.front());
+}
+
+report::ExperimentResults run_prepared(PreparedExperiment& prepared, const PointHooks& hooks, unsigned jobs) {
+    if (hooks.trace != nullptr) check_trace_point(prepared, hooks.trace->point);
+    report::ExperimentResults results = describe_results(prepared);
+    std::mutex reporting;  // the hooks are called one at a time
+    results.rows = run_parallel<report::ResultRow>(jobs, prepared.points.size(), [&](size_t point) {
+        if (hooks.on_start) {
+            const std::lock_guard<std::mutex> guard(reporting);
+            hooks.on_start(point);
+        }
+        report::ResultRow row = run_point(prepared, point, hooks.trace);
+        if (hooks.on_row) {
+            const std::lock_guard<std::mutex> guard(reporting);
+            hooks.on_row(point, row);
+        }
+        return row;
+    });
     return results;
 }
 
 report::ExperimentResults run_experiment(const Experiment& e, const RunOptions& options) {
     PreparedExperiment prepared = prepare_experiment(e, options.machines_dir);
-    return run_prepared(prepared, PointHooks{nullptr, options.on_row, options.trace});
+    return run_prepared(prepared, PointHooks{nullptr, options.on_row, options.trace}, options.jobs);
 }
 
 void write_experiment_outputs(const PreparedExperiment& prepared, const report::ExperimentResults& results,
                               const std::filesystem::path& out_dir) {
-    report::write_text_file(out_dir / "results.json", report::results_json(results).dump(2) + "\n");
+    const FolderIdentity id = identity_of(prepared, std::nullopt);
+    report::write_text_file(out_dir / "config.toml", id.config_text);
     report::write_text_file(out_dir / "results.csv", report::results_csv(results));
-    report::write_text_file(out_dir / "config.toml", resolved_toml(prepared));
+    report::write_text_file(out_dir / "results.json", folder_json(id, results, true).dump(2) + "\n");
 }
 
 }  // namespace ipisim::experiment

@@ -48,10 +48,24 @@ struct PointHooks {
     const report::TraceOptions* trace = nullptr;
 };
 
-// Runs every point in sweep order. Every row carries its latency histograms (observers only
-// read: fingerprints are those of an unobserved run) and its matching published values; the
-// results carry the experiment's description, machine, kernel, provenance and table shape.
-report::ExperimentResults run_prepared(PreparedExperiment& prepared, const PointHooks& hooks = {});
+// What results.json says about the run besides its rows: the experiment's description,
+// machine, kernel, provenance and table shape, and its published source and note (the note
+// over every point of the sweep, so the shards of a sweep say what the whole run says).
+report::ExperimentResults describe_results(const PreparedExperiment& prepared);
+
+// Runs one point on a system of its own, watched by the checker's monitors and a
+// report::PointRecorder (its latency histograms; the trace when `trace` selects this point).
+// Points share only read-only state (the machine spec, the registries), and the observers are
+// the calling thread's, so different points may run on different threads at once. The row
+// carries its point index, matching published values and the reasons of undefined metrics.
+report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const report::TraceOptions* trace = nullptr);
+
+// Runs every point on `jobs` threads (parallel.h); the rows are in sweep order and identical
+// whatever the number. The hooks are called one call at a time, on_start before a point runs
+// and on_row after it, in the order points start and finish. Every row carries its latency
+// histograms (observers only read: fingerprints are those of an unobserved run) and its
+// matching published values; the results carry describe_results.
+report::ExperimentResults run_prepared(PreparedExperiment& prepared, const PointHooks& hooks = {}, unsigned jobs = 1);
 
 // A --trace-point beyond the experiment's points is a config::ConfigError at --trace-point.
 void check_trace_point(const PreparedExperiment& prepared, size_t point);
@@ -60,6 +74,7 @@ struct RunOptions {
     std::string machines_dir;  // where experiment.machine is looked up
     std::function<void(size_t point, const report::ResultRow&)> on_row;
     const report::TraceOptions* trace = nullptr;
+    unsigned jobs = 1;  // threads running points
 };
 
 // prepare_experiment + run_prepared.
@@ -74,8 +89,9 @@ std::string resolved_toml(const PreparedExperiment& prepared);
 // name the exact machine they ran on; empty without a machine.
 std::string machine_hash(const PreparedExperiment& prepared);
 
-// results.json, results.csv and config.toml (resolved_toml) in out_dir. Plots are drawn
-// separately (report::plot_results), so a run never fails over them.
+// results.json (results_folder.h folder_json, complete), results.csv and config.toml
+// (resolved_toml) in out_dir, without a lock: the session writes through a ResultsFolder.
+// Plots are drawn separately (report::plot_results), so a run never fails over them.
 void write_experiment_outputs(const PreparedExperiment& prepared, const report::ExperimentResults& results,
                               const std::filesystem::path& out_dir);
 

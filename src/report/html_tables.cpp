@@ -135,7 +135,8 @@ std::string html_seed_table(const ExperimentResults& results) {
             std::string cell = "&ndash;";
             for (const ResultRow& r : results.rows) {
                 if (r.params.value(shape.rows, nlohmann::ordered_json()) != rk ||
-                    r.params.value(shape.columns, nlohmann::ordered_json()) != ck || !r.metrics.contains(shape.value)) {
+                    r.params.value(shape.columns, nlohmann::ordered_json()) != ck || !r.metrics.contains(shape.value) ||
+                    !r.metrics[shape.value].is_number()) {  // undefined at this point (null): a dash
                     continue;
                 }
                 const double pred = r.metrics[shape.value].get<double>();

@@ -12,6 +12,8 @@ namespace ipisim::report {
 struct ResultRow {
     nlohmann::ordered_json params = nlohmann::ordered_json::object();   // every parameter
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();  // as the workload named them
+    // Metrics the point cannot define (0/0): null in `metrics`, and here the reason.
+    nlohmann::ordered_json undefined = nlohmann::ordered_json::object();
     nlohmann::ordered_json profile = nlohmann::ordered_json::object();  // {"function (activity)": CPU-time share}
     // {"flush_tlb_mm_range": {"count", "p50_ns", "p90_ns", "p99_ns", "max_ns"}, ...} (report/latency.h)
     nlohmann::ordered_json latency = nlohmann::ordered_json::object();
@@ -24,6 +26,7 @@ struct ResultRow {
     double simulated_seconds = 0;
     // The checker's monitors (docs/checker.md): {"violations": N, "first": {...}} when it ran.
     nlohmann::ordered_json check = nlohmann::ordered_json::object();
+    size_t point = 0;  // the sweep point (index in sweep order)
 };
 
 struct ExperimentResults {

@@ -2,19 +2,22 @@
 
 #include <fmt/format.h>
 
-#include "config/error.h"
-
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <stdexcept>
 #include <vector>
+
+#include "config/error.h"
+#include "report/atomic_file.h"
 
 namespace ipisim::report {
 
 namespace {
 
-using Field = nlohmann::ordered_json ResultRow::*;
+using Json = nlohmann::ordered_json;
+using Field = Json ResultRow::*;
 
 // Keys of every row's object `field`, in first-seen order.
 std::vector<std::string> columns(const ExperimentResults& results, Field field) {
@@ -29,7 +32,7 @@ std::vector<std::string> columns(const ExperimentResults& results, Field field) 
 }
 
 // Strings bare, numbers in full (round-trip) precision.
-std::string csv_value(const nlohmann::ordered_json& v) {
+std::string csv_value(const Json& v) {
     return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
@@ -40,10 +43,120 @@ std::string csv_field(const std::string& s) {
     return out + "\"";
 }
 
+// The optional object members of a row, in the order row_json writes them.
+struct OptionalMember {
+    const char* key;
+    Field field;
+};
+constexpr OptionalMember kObjectsBeforeFingerprint[] = {
+    {"undefined", &ResultRow::undefined}, {"metrics_interval", &ResultRow::metrics_interval},
+    {"published", &ResultRow::published}, {"latency", &ResultRow::latency},
+    {"profile", &ResultRow::profile},     {"check", &ResultRow::check},
+};
+
+// Reading a row: `fail(member, problem)` throws; problem is "missing" or what is wrong.
+using Fail = std::function<void(const std::string& member, const std::string& problem)>;
+
+const Json* member(const Json& row, const char* key, bool required, const Fail& fail) {
+    if (row.contains(key)) return &row[key];
+    if (required) fail(key, "missing");
+    return nullptr;
+}
+
+std::string expected(const char* what, const Json& v) {
+    return fmt::format("expected {}, got {}", what, v.type_name());
+}
+
+// strict: every member row_json always writes is required; otherwise only params and metrics,
+// and a row without "point" is point `index`.
+ResultRow parse_row(const Json& j, size_t index, bool strict, const Fail& fail) {
+    if (!j.is_object()) fail("", expected("an object", j));
+    ResultRow row;
+    row.point = index;
+    if (const Json* v = member(j, "point", strict, fail)) {
+        if (!v->is_number_unsigned()) fail("point", expected("a point index", *v));
+        row.point = v->get<size_t>();
+    }
+    for (const auto& [key, field] : {std::pair{"params", &ResultRow::params}, {"metrics", &ResultRow::metrics}}) {
+        const Json* v = member(j, key, true, fail);
+        if (!v->is_object()) fail(key, expected("object", *v));
+        row.*field = *v;
+    }
+    for (const OptionalMember& m : kObjectsBeforeFingerprint) {
+        const Json* v = member(j, m.key, false, fail);
+        if (v == nullptr) continue;
+        if (!v->is_object()) fail(m.key, expected("object", *v));
+        row.*m.field = *v;
+    }
+    if (const Json* v = member(j, "fingerprint", strict, fail)) {
+        const std::string fp = v->is_string() ? v->get<std::string>() : "";
+        if (fp.size() != 16 || fp.find_first_not_of("0123456789abcdef") != std::string::npos) {
+            fail("fingerprint", "expected 16 hex digits");
+        }
+        row.fingerprint = std::stoull(fp, nullptr, 16);
+    }
+    if (const Json* v = member(j, "events", strict, fail)) {
+        if (!v->is_number_unsigned()) fail("events", expected("a count", *v));
+        row.events = v->get<uint64_t>();
+    }
+    if (const Json* v = member(j, "simulated_seconds", strict, fail)) {
+        if (!v->is_number()) fail("simulated_seconds", expected("number", *v));
+        row.simulated_seconds = v->get<double>();
+    }
+    return row;
+}
+
+// Reading results.json back: any mistake names the file and the member.
+class Reader {
+public:
+    explicit Reader(std::string file) : file_(std::move(file)) {}
+    [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
+        throw config::ConfigError(file_, 0, key, problem);
+    }
+    const Json& member(const Json& obj, const std::string& where, const char* key, Json::value_t type,
+                       bool required) const {
+        static const Json missing;
+        const std::string path = where.empty() ? key : where + "." + key;
+        if (!obj.contains(key)) {
+            if (required) fail(path, "missing");
+            return missing;
+        }
+        const auto& v = obj[key];
+        const bool ok = type == Json::value_t::number_float ? v.is_number() : v.type() == type;
+        if (!ok) fail(path, fmt::format("expected {}, got {}", Json(type).type_name(), v.type_name()));
+        return v;
+    }
+
+private:
+    std::string file_;
+};
+
 }  // namespace
 
-nlohmann::ordered_json results_json(const ExperimentResults& results) {
-    nlohmann::ordered_json j;
+Json row_json(const ResultRow& row) {
+    Json r;
+    r["point"] = row.point;
+    r["params"] = row.params;
+    r["metrics"] = row.metrics;
+    for (const OptionalMember& m : kObjectsBeforeFingerprint) {
+        if (!(row.*m.field).empty()) r[m.key] = row.*m.field;
+    }
+    r["fingerprint"] = fingerprint_hex(row.fingerprint);
+    r["events"] = row.events;
+    r["simulated_seconds"] = row.simulated_seconds;
+    return r;
+}
+
+ResultRow row_from_json(const Json& j) {
+    return parse_row(j, 0, true, [](const std::string& key, const std::string& problem) {
+        if (key.empty()) throw std::runtime_error(fmt::format("a row is not a row: {}", problem));
+        if (problem == "missing") throw std::runtime_error(fmt::format("a row has no \"{}\"", key));
+        throw std::runtime_error(fmt::format("a row's \"{}\": {}", key, problem));
+    });
+}
+
+Json results_json(const ExperimentResults& results) {
+    Json j;
     j["experiment"] = results.experiment;
     if (!results.description.empty()) j["description"] = results.description;
     if (!results.ipisim_version.empty()) j["ipisim_version"] = results.ipisim_version;
@@ -58,62 +171,17 @@ nlohmann::ordered_json results_json(const ExperimentResults& results) {
     if (!results.report.empty()) j["report"] = results.report;
     if (!results.published_source.empty()) j["published_source"] = results.published_source;
     if (!results.published_note.empty()) j["published_note"] = results.published_note;
-    j["rows"] = nlohmann::ordered_json::array();
-    for (const ResultRow& row : results.rows) {
-        nlohmann::ordered_json r;
-        r["params"] = row.params;
-        r["metrics"] = row.metrics;
-        if (!row.metrics_interval.empty()) r["metrics_interval"] = row.metrics_interval;
-        if (!row.published.empty()) r["published"] = row.published;
-        if (!row.latency.empty()) r["latency"] = row.latency;
-        if (!row.profile.empty()) r["profile"] = row.profile;
-        r["fingerprint"] = fingerprint_hex(row.fingerprint);
-        if (!row.check.empty()) r["check"] = row.check;
-        j["rows"].push_back(std::move(r));
-    }
+    j["rows"] = Json::array();
+    for (const ResultRow& row : results.rows) j["rows"].push_back(row_json(row));
     return j;
 }
 
-namespace {
-
-// Reading results.json back: any mistake names the file and the member.
-class Reader {
-public:
-    explicit Reader(std::string file) : file_(std::move(file)) {}
-    [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
-        throw config::ConfigError(file_, 0, key, problem);
-    }
-    const nlohmann::ordered_json& member(const nlohmann::ordered_json& obj, const std::string& where, const char* key,
-                                         nlohmann::ordered_json::value_t type, bool required) const {
-        static const nlohmann::ordered_json missing;
-        const std::string path = where.empty() ? key : where + "." + key;
-        if (!obj.contains(key)) {
-            if (required) fail(path, "missing");
-            return missing;
-        }
-        const auto& v = obj[key];
-        const bool ok = type == nlohmann::ordered_json::value_t::number_float ? v.is_number() : v.type() == type;
-        if (!ok)
-            fail(path, fmt::format("expected {}, got {}", nlohmann::ordered_json(type).type_name(), v.type_name()));
-        return v;
-    }
-
-private:
-    std::string file_;
-};
-
-uint64_t parse_hex(const std::string& s) {
-    return s.empty() ? 0 : std::stoull(s, nullptr, 16);
-}
-
-}  // namespace
-
 ExperimentResults read_results_json(const std::filesystem::path& path) {
-    using T = nlohmann::ordered_json::value_t;
+    using T = Json::value_t;
     std::ifstream in(path, std::ios::binary);
     if (!in) throw config::ConfigError(path.string(), 0, "(file)", "cannot read it");
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, false);
+    Json j = Json::parse(text, nullptr, false);
     const Reader r(path.string());
     if (j.is_discarded()) r.fail("(file)", "not valid JSON");
     if (!j.is_object()) r.fail("(file)", "expected a JSON object");
@@ -141,26 +209,9 @@ ExperimentResults read_results_json(const std::filesystem::path& path) {
     const auto& rows = r.member(j, "", "rows", T::array, true);
     for (size_t i = 0; i < rows.size(); ++i) {
         const std::string where = fmt::format("rows[{}]", i);
-        if (!rows[i].is_object()) r.fail(where, "expected an object");
-        ResultRow row;
-        row.params = r.member(rows[i], where, "params", T::object, true);
-        row.metrics = r.member(rows[i], where, "metrics", T::object, true);
-        for (const char* key : {"metrics_interval", "published", "latency", "profile"}) {
-            if (!rows[i].contains(key)) continue;
-            const auto& v = r.member(rows[i], where, key, T::object, true);
-            if (std::string(key) == "metrics_interval") row.metrics_interval = v;
-            if (std::string(key) == "published") row.published = v;
-            if (std::string(key) == "latency") row.latency = v;
-            if (std::string(key) == "profile") row.profile = v;
-        }
-        if (rows[i].contains("fingerprint")) {
-            const std::string fp = r.member(rows[i], where, "fingerprint", T::string, true);
-            if (fp.size() != 16 || fp.find_first_not_of("0123456789abcdef") != std::string::npos) {
-                r.fail(where + ".fingerprint", "expected 16 hex digits");
-            }
-            row.fingerprint = parse_hex(fp);
-        }
-        out.rows.push_back(std::move(row));
+        out.rows.push_back(parse_row(rows[i], i, false, [&](const std::string& key, const std::string& problem) {
+            r.fail(key.empty() ? where : where + "." + key, problem);
+        }));
     }
     return out;
 }
@@ -189,15 +240,7 @@ std::string results_csv(const ExperimentResults& results) {
 }
 
 void write_text_file(const std::filesystem::path& path, const std::string& text) {
-    std::error_code ec;
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec)
-        throw std::runtime_error(
-            fmt::format("{}: cannot create directory: {}", path.parent_path().string(), ec.message()));
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write file", path.string()));
+    write_file_atomically(path, text);
 }
 
 }  // namespace ipisim::report

@@ -137,6 +137,7 @@ std::string pivot(const SeedShape& s, const ExperimentResults& results, const Pu
             std::string cell = "-";
             for (const ResultRow& r : results.rows) {
                 if (r.params[s.rows] != rk || r.params[s.columns] != ck || !r.metrics.contains(s.value)) continue;
+                if (!r.metrics[s.value].is_number()) continue;  // undefined at this point (null): "-"
                 const double pred = r.metrics[s.value].get<double>();
                 cell = number(s, pred);
                 const PublishedRow* p = find_published(published, r);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "check/mutants.h"
+#include "cli/run_command.h"
 #include "experiment/runner.h"
 #include "report/results_files.h"
 
@@ -45,6 +46,37 @@ TEST(RunCheck, a_deadlocked_run_names_its_wait_for_cycle_instead_of_zero_loops) 
     EXPECT_NE(d.find("wait-for cycle"), std::string::npos) << d;
     EXPECT_NE(d.find("abba_lock_a"), std::string::npos) << d;
     EXPECT_NE(d.find("abba_lock_b"), std::string::npos) << d;
+}
+
+// The monitors are per point, on the thread that runs it: with --jobs, the violation of one
+// point is in its row, the other's row is clean, and `ipisim run` exits 1.
+TEST(RunCheck, run_exits_1_when_a_point_run_on_another_thread_violates_an_invariant) {
+    check::register_mutants();
+    const auto dir = std::filesystem::temp_directory_path() / "ipisim_run_check_jobs";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string file = (dir / "e.toml").string();
+    report::write_text_file(file,
+                            "[experiment]\nname = \"run_check_jobs\"\nworkload = \"tlb_flush2\"\nmachine = "
+                            "\"toy4\"\nseed = 1\n[kernel]\nversion = \"6.18\"\n[params]\nthreads = 4\n"
+                            "mode = \"threads\"\nwarmup = \"200 us\"\nmeasure = \"500 us\"\n"
+                            "[sweep]\nkernel.tlb_flush = [\"ipi\", \"abba-deadlock\"]\n");
+    cli::RunArgs args;
+    args.experiment = file;
+    args.out_dir = (dir / "out").string();
+    args.jobs = 2;
+    args.output.console.quiet = true;
+    args.output.format = "json";
+    cli::DataDirs dirs;
+    dirs.machines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    testing::internal::CaptureStdout();
+    const int rc = cli::run_command(args, dirs);
+    (void)testing::internal::GetCapturedStdout();
+    EXPECT_EQ(rc, 1);
+    const report::ExperimentResults r = report::read_results_json(dir / "out" / "results.json");
+    ASSERT_EQ(r.rows.size(), 2u);
+    EXPECT_EQ(r.rows[0].check, (nlohmann::ordered_json{{"violations", 0}}));
+    EXPECT_EQ(r.rows[1].check["first"]["kind"], "deadlock");
 }
 
 }  // namespace

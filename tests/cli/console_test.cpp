@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace ipisim;
 
@@ -57,10 +59,10 @@ TEST(Console, stdout_and_stderr_into_one_file_never_cut_a_line) {
         con.begin(2);
         con.out("==== demo — a table follows\n");
         con.point_started("demo", "cpus=1");
-        con.point_finished();
+        con.point_finished("demo", "cpus=1");
         con.out("table line one\ntable line two\n");
         con.point_started("demo", "cpus=2");
-        con.point_finished();
+        con.point_finished("demo", "cpus=2");
         con.note("results in somewhere\n");
         con.out("fingerprint: 0123\n");
     }
@@ -85,7 +87,7 @@ TEST(Console, quiet_shows_no_progress_or_notes_but_results_and_warnings) {
         EXPECT_FALSE(con.shows_progress());
         con.begin(1);
         con.point_started("demo", "");
-        con.point_finished();
+        con.point_finished("demo", "");
         con.note("results in somewhere\n");
         con.warn("ipisim: warning: no plots\n");
         con.out("table\n");
@@ -99,6 +101,68 @@ TEST(Console, quiet_shows_no_progress_or_notes_but_results_and_warnings) {
     };
     EXPECT_EQ(contents(out), "table\n");
     EXPECT_EQ(contents(err), "ipisim: warning: no plots\n");
+}
+
+// With --jobs, points finish in another order than they start: the line of a finished point
+// names that point, not the one started last.
+TEST(Console, a_finished_point_line_names_the_point_that_finished) {
+    std::FILE* err = std::tmpfile();
+    {
+        cli::Console con(cli::ConsoleOptions{false, cli::ProgressMode::always}, stdout, err);
+        con.begin(2);
+        con.point_started("demo", "cpus=1");
+        con.point_started("demo", "cpus=2");
+        con.point_finished("demo", "cpus=2");
+        con.point_finished("demo", "cpus=1");
+    }
+    std::rewind(err);
+    std::string text;
+    for (int c; (c = std::fgetc(err)) != EOF;) text.push_back(static_cast<char>(c));
+    std::fclose(err);
+    std::istringstream lines(text);
+    std::vector<std::string> got;
+    for (std::string l; std::getline(lines, l);) got.push_back(l.substr(0, l.find("  ")));
+    EXPECT_EQ(got, (std::vector<std::string>{"[1/2] demo cpus=2", "[2/2] demo cpus=1"})) << text;
+}
+
+// Progress comes from the threads running points: calls from several threads at once give
+// whole lines, every one of them.
+TEST(Console, calls_from_several_threads_give_whole_lines) {
+    std::FILE* err = std::tmpfile();
+    {
+        cli::Console con(cli::ConsoleOptions{false, cli::ProgressMode::always}, stdout, err);
+        con.begin(400);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t) {
+            threads.emplace_back([&con, t] {
+                for (int i = 0; i < 100; ++i) {
+                    const std::string point = "t=" + std::to_string(t) + " i=" + std::to_string(i);
+                    con.point_started("demo", point);
+                    con.point_finished("demo", point);
+                    con.note("note " + point + "\n");
+                }
+            });
+        }
+        for (std::thread& th : threads) th.join();
+    }
+    std::rewind(err);
+    std::string text;
+    for (int c; (c = std::fgetc(err)) != EOF;) text.push_back(static_cast<char>(c));
+    std::fclose(err);
+    std::istringstream lines(text);
+    size_t progress = 0;
+    size_t notes = 0;
+    for (std::string l; std::getline(lines, l);) {
+        if (l.rfind("[", 0) == 0 && l.find("] demo t=") != std::string::npos) {
+            ++progress;
+        } else if (l.rfind("note t=", 0) == 0) {
+            ++notes;
+        } else {
+            ADD_FAILURE() << "a cut or mixed line: " << l;
+        }
+    }
+    EXPECT_EQ(progress, 400U);
+    EXPECT_EQ(notes, 400U);
 }
 
 TEST(Console, progress_is_off_by_default_when_stderr_is_not_a_terminal) {

@@ -45,8 +45,17 @@ endif()
 if(NOT out MATCHES "latency of csd_lock_wait \\(ns\\)")
   message(FATAL_ERROR "--latency printed no latency table: ${out}")
 endif()
-ipisim(0 run seed901_toy --out ${WORK}/run0 --trace ${WORK}/run0.trace.json --trace-point 0 --trace-window 0us..)
+ipisim(0 run seed901_toy --out ${WORK}/run0 --trace ${WORK}/run0.trace.json --trace-point 0 --trace-window 0us..
+       --jobs 1)
 expect_trace(${WORK}/run0.trace.json 0)
+# With --jobs the points run on threads of their own: the trace is still that of its point.
+ipisim(0 run seed901_toy --out ${WORK}/run0j --trace ${WORK}/run0j.trace.json --trace-point 0 --trace-window 0us..
+       --jobs 2)
+file(READ ${WORK}/run0.trace.json one)
+file(READ ${WORK}/run0j.trace.json two)
+if(NOT one STREQUAL two)
+  message(FATAL_ERROR "--jobs 2 wrote another trace of point 0 than --jobs 1")
+endif()
 
 # --format json: stdout is results.json exactly; --quiet: nothing on stderr.
 ipisim(0 run seed901_toy --out ${WORK}/json --format json --quiet)

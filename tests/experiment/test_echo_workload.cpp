@@ -1,6 +1,7 @@
 // A test-only workload: echoes its parameters into metrics without running an engine, so the
 // experiment loader and runner can be tested on their own. Parameters: cpus (integer,
-// required), delay (duration, default 0 ns), label (string, default ""); no machine.
+// required), delay (duration, default 0 ns), label (string, default ""); no machine. The label
+// "0/0" makes delay_ns 0/0 (a metric the point cannot define).
 #include "sim/registry.h"
 #include "workload/workload.h"
 
@@ -51,6 +52,7 @@ public:
         Metrics m;
         m.cpus = p().cpus;
         m.delay_ns = p().delay.ns();
+        if (p().label == "0/0") m.delay_ns = p().delay.ns() / static_cast<double>(p().delay.count());
         if (!p().label.empty()) m.label = p().label;
         RunResult r = result(m);
         r.fingerprint = splitmix(ctx.seed ^ splitmix(static_cast<uint64_t>(p().cpus) ^ splitmix(p().delay.count())));

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "config/error.h"
 #include "report/published.h"
 #include "report/results_files.h"
 #include "report/shape_json.h"
@@ -35,6 +36,7 @@ TEST(ResultsJson, a_results_folder_reads_back_to_the_same_results_and_published_
     r.report = shape_json(shape);
     for (int t : {1, 60}) {
         ResultRow row;
+        row.point = r.rows.size();
         row.params["threads"] = t;
         row.params["flush"] = "ipi";
         row.metrics["loops_per_sec"] = 1000.0 * t;
@@ -68,6 +70,39 @@ TEST(ResultsJson, a_results_folder_reads_back_to_the_same_results_and_published_
     EXPECT_EQ(again.source, "table 1");
     ASSERT_NE(find_published(again, back.rows[1]), nullptr);
     EXPECT_EQ(find_published(again, back.rows[0]), nullptr);
+    std::filesystem::remove(file);
+}
+
+// Files written before rows carried their point, events and simulated time (and results
+// folders' commit records, which the reader ignores) still read: a row is the point of its index.
+TEST(ResultsJson, an_older_results_json_without_points_or_events_reads_with_the_row_index_as_point) {
+    const auto file = std::filesystem::temp_directory_path() / "ipisim_results_json_older.json";
+    write_text_file(file, R"({"experiment": "e", "seed": 1, "complete": true, "config_hash": "0123456789abcdef",
+        "rows": [{"params": {"n": 1}, "metrics": {"x": 2.5}, "fingerprint": "00000000000000aa"},
+                 {"params": {"n": 2}, "metrics": {"x": null}}]})");
+    const ExperimentResults back = read_results_json(file);
+    ASSERT_EQ(back.rows.size(), 2U);
+    EXPECT_EQ(back.rows[0].point, 0U);
+    EXPECT_EQ(back.rows[1].point, 1U);
+    EXPECT_EQ(back.rows[0].fingerprint, 0xaaU);
+    EXPECT_EQ(back.rows[1].fingerprint, 0U);
+    EXPECT_EQ(back.rows[0].events, 0U);
+    EXPECT_TRUE(back.rows[1].metrics["x"].is_null());
+    std::filesystem::remove(file);
+}
+
+TEST(ResultsJson, a_row_member_of_the_wrong_type_names_the_file_and_the_member) {
+    const auto file = std::filesystem::temp_directory_path() / "ipisim_results_json_bad.json";
+    write_text_file(file, R"({"experiment": "e", "rows": [{"params": {}, "metrics": {}}, {"params": {},
+        "metrics": {}, "events": "many"}]})");
+    try {
+        (void)read_results_json(file);
+        FAIL() << "no error";
+    } catch (const config::ConfigError& e) {
+        EXPECT_EQ(e.file(), file.string());
+        EXPECT_EQ(e.key(), "rows[1].events");
+        EXPECT_EQ(e.problem(), "expected a count, got string");
+    }
     std::filesystem::remove(file);
 }
 

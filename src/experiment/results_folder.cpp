@@ -1,0 +1,205 @@
+#include "experiment/results_folder.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "config/error.h"
+#include "config/writer.h"
+#include "report/atomic_file.h"
+#include "report/results_files.h"
+
+namespace ipisim::experiment {
+
+namespace {
+
+[[noreturn]] void refuse(const std::filesystem::path& dir, const std::string& problem) {
+    throw config::ConfigError(dir.string(), 0, "--out", problem);
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Takes DIR/.lock for this process (released when the process ends, however it ends).
+int take_lock(const std::filesystem::path& dir) {
+    const std::filesystem::path path = dir / ".lock";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) refuse(dir, fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        std::string holder = read_file(path);
+        while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+        ::close(fd);
+        if (err == EWOULDBLOCK) {
+            refuse(dir, fmt::format("another ipisim run is writing its results here ({} is held{}); wait for it "
+                                    "or choose another --out",
+                                    path.string(), holder.empty() ? "" : " by pid " + holder));
+        }
+        refuse(dir, fmt::format("cannot lock {}: {}", path.string(), std::strerror(err)));
+    }
+    const std::string pid = fmt::format("{}\n", ::getpid());
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+        // The pid only makes the message of a second run clearer; the lock is what counts.
+    }
+    return fd;
+}
+
+}  // namespace
+
+FolderIdentity identity_of(const PreparedExperiment& prepared, std::optional<Shard> shard) {
+    const Experiment& e = prepared.experiment;
+    FolderIdentity id;
+    id.header = describe_results(prepared);
+    id.config_text = resolved_toml(prepared);
+    id.config_hash = report::text_hash(id.config_text);
+    id.points = prepared.points.size();
+    id.shard = shard;
+    for (const PreparedPoint& p : prepared.points) {
+        // Everything the point's run depends on: what ran it, its seed, its resolved values.
+        const std::string text = fmt::format("ipisim {} ({})\nworkload {}\nseed {}\n{}\n{}\nmachine {}",
+                                             id.header.ipisim_version, id.header.git_commit, e.table.workload, e.seed(),
+                                             config::to_toml_text(p.params_written, "params"),
+                                             config::to_toml_text(p.kernel_written, "kernel"), id.header.machine_hash);
+        id.point_hashes.push_back(report::text_hash(text));
+        id.point_params.push_back(p.row_params);
+    }
+    return id;
+}
+
+nlohmann::ordered_json folder_json(const FolderIdentity& id, const report::ExperimentResults& results, bool complete) {
+    const nlohmann::ordered_json plain = report::results_json(results);
+    nlohmann::ordered_json j;
+    for (auto it = plain.begin(); it != plain.end(); ++it) {
+        j[it.key()] = it.value();
+        if (it.key() != "seed") continue;
+        j["config_hash"] = id.config_hash;
+        j["points"] = id.points;
+        j["complete"] = complete;
+        if (id.shard) j["shard"] = id.shard->text();
+    }
+    for (size_t i = 0; i < results.rows.size(); ++i) {
+        const size_t k = results.rows[i].point;
+        if (k < id.point_hashes.size()) j["rows"][i]["point_hash"] = id.point_hashes[k];
+    }
+    return j;
+}
+
+ResultsFolder::ResultsFolder(std::filesystem::path dir, FolderIdentity id, const FolderOptions& options)
+    : dir_(std::move(dir)), id_(std::move(id)) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec || !std::filesystem::is_directory(dir_)) {
+        refuse(dir_, fmt::format("cannot create the directory: {}", ec ? ec.message() : "a file of that name exists"));
+    }
+    lock_fd_ = take_lock(dir_);
+    try {
+        const std::filesystem::path json_path = dir_ / "results.json";
+        if (!std::filesystem::exists(json_path)) {
+            for (const char* name : {"config.toml", "results.csv"}) {
+                if (!options.force && std::filesystem::exists(dir_ / name)) {
+                    refuse(dir_, fmt::format("holds a {} but no results.json: not an ipisim results folder; choose "
+                                             "another --out or use --force to replace it",
+                                             name));
+                }
+            }
+            return;
+        }
+        nlohmann::ordered_json old;
+        try {
+            old = nlohmann::ordered_json::parse(read_file(json_path));
+        } catch (const nlohmann::json::exception& e) {
+            if (options.force) return;
+            refuse(dir_, fmt::format("{} is not an ipisim results file ({}); use --force to replace it",
+                                     json_path.string(), e.what()));
+        }
+        const std::string experiment =
+            old.is_object() && old.contains("experiment") && old["experiment"].is_string() ? old["experiment"] : "";
+        if (experiment != id_.header.experiment && !options.force) {
+            refuse(dir_, experiment.empty()
+                             ? fmt::format("{} names no experiment; use --force to replace it", json_path.string())
+                             : fmt::format("holds results of experiment {}, not {}; choose another --out or use "
+                                           "--force to replace them",
+                                           experiment, id_.header.experiment));
+        }
+        if (!options.resume || experiment != id_.header.experiment || !old.contains("rows") || !old["rows"].is_array())
+            return;
+        for (const auto& r : old["rows"]) {
+            try {
+                report::ResultRow row = report::row_from_json(r);
+                const size_t k = row.point;
+                const bool ours = k < id_.points && (!id_.shard || id_.shard->contains(k));
+                if (!ours || !r.contains("point_hash") || r["point_hash"] != id_.point_hashes[k]) continue;
+                if (row.params != id_.point_params[k]) continue;
+                rows_[k] = std::move(row);
+            } catch (const std::runtime_error&) {
+                // A row that is not one we wrote is run again.
+            }
+        }
+    } catch (...) {
+        ::close(lock_fd_);
+        throw;
+    }
+}
+
+ResultsFolder::~ResultsFolder() {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void ResultsFolder::write_json_locked(bool complete) {
+    report::ExperimentResults results = id_.header;
+    results.rows.reserve(rows_.size());
+    for (const auto& [k, row] : rows_) results.rows.push_back(row);
+    report::write_file_atomically(dir_ / "results.json", folder_json(id_, results, complete).dump(2) + "\n");
+}
+
+void ResultsFolder::begin() {
+    std::lock_guard<std::mutex> guard(lock_);
+    if (closed_) return;
+    write_json_locked(false);
+    begun_ = true;
+    std::error_code ec;
+    std::filesystem::remove(dir_ / "results.csv", ec);
+    report::write_file_atomically(dir_ / "config.toml", id_.config_text);
+}
+
+void ResultsFolder::record(const report::ResultRow& row) {
+    std::lock_guard<std::mutex> guard(lock_);
+    if (closed_) return;
+    rows_[row.point] = row;
+    write_json_locked(false);
+}
+
+std::string ResultsFolder::finish(const report::ExperimentResults& results) {
+    std::lock_guard<std::mutex> guard(lock_);
+    const std::string json = folder_json(id_, results, true).dump(2) + "\n";
+    if (closed_) return json;
+    rows_.clear();
+    for (const report::ResultRow& row : results.rows) rows_[row.point] = row;
+    report::write_file_atomically(dir_ / "results.csv", report::results_csv(results));
+    report::write_file_atomically(dir_ / "results.json", json);
+    complete_ = true;
+    return json;
+}
+
+std::string ResultsFolder::close_for_interrupt() {
+    std::lock_guard<std::mutex> guard(lock_);
+    closed_ = true;
+    if (complete_ || !begun_) return "";
+    const size_t share = id_.shard ? shard_points(id_.points, id_.shard).size() : id_.points;
+    return fmt::format("{}: {} of {} points in {}", id_.header.experiment, rows_.size(), share,
+                       (dir_ / "results.json").string());
+}
+
+}  // namespace ipisim::experiment
