@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 
 #include "check/monitors.h"
 #include "experiment/system.h"
 #include "kernel/mm/mm.h"
+#include "kernel/tlbflush/global_asid_protocol.h"
 #include "sim/rng.h"
 
 namespace ipisim::check {
@@ -29,9 +31,20 @@ struct Region {
     uint32_t users = 0;  // CPUs inside an access or madvise of it
 };
 
+// A short-lived multi-threaded process (process churn, global-ASID protocols only).
+struct Churn {
+    MmStruct* mm = nullptr;  // the current one; nullptr between two
+    bool open = false;       // other CPUs may join it
+    uint32_t inside = 0;     // CPUs that joined it and have not left (CPU 0 included)
+    uint32_t running = 0;    // of them, those switched into it
+    uint64_t addr = 0;
+};
+
 struct Shared {
     const StressSpec* spec = nullptr;
     kernel::mm::Mm* mm = nullptr;
+    kernel::GlobalAsidProtocol* global = nullptr;  // the protocol, when it has global ASIDs
+    Churn churn;
     MmStruct* a = nullptr;
     std::vector<MmStruct*> b;  // per CPU: its private second address space
     std::vector<Region> regions;
@@ -65,6 +78,58 @@ sim::Task<> remap_region(Shared& s, Cpu& cpu, Region& r) {
     r.mapped = true;
 }
 
+// CPU 0 starts a process, waits (bounded) until at least four CPUs run it, flushes one of its
+// pages (flush_tlb_mm_range, where consider_global_asid() may give it a global ASID: CPU 0's
+// task is in phase with the first jiffies), lets the others leave, and tears it down
+// (destroy_context(): mm_free_global_asid()). The next one may get a recycled ASID once the
+// space wrapped.
+sim::Task<> drive_process(Shared& s, Cpu& cpu, sim::Rng& rng, MmStruct& home) {
+    kernel::mm::Mm& mm = *s.mm;
+    Churn& p = s.churn;
+    p.mm = &mm.mm_alloc(0);
+    co_await mm.switch_mm_irqs_off(cpu, *p.mm);
+    p.addr = co_await mm.vm_mmap(cpu, *p.mm, 2 * PAGE_SIZE);
+    co_await mm.user_access(cpu, *p.mm, p.addr, true);
+    p.inside = 1;
+    p.running = 1;
+    p.open = true;
+    for (int i = 0; i < 100 && p.running < 4; ++i) co_await cpu.compute(ns(200));
+    co_await mm.do_madvise_dontneed(cpu, *p.mm, p.addr, PAGE_SIZE);
+    co_await mm.user_access(cpu, *p.mm, p.addr, true);
+    co_await cpu.compute(ns(rng.uniform(200, 2'000)));
+    p.open = false;
+    // The last thread exits: wait for the others to leave (each stays a few microseconds).
+    while (p.inside > 1) co_await cpu.compute(ns(200));
+    p.running = 0;
+    co_await mm.switch_mm_irqs_off(cpu, home);
+    p.inside = 0;
+    // exit_mmap() ... destroy_context(): the global ASID goes back to the allocator.
+    co_await s.global->global_asids().mm_free_global_asid(cpu, *p.mm);
+    p.mm = nullptr;
+}
+
+// Another CPU's thread of the current process runs a while, if one is open: a few accesses, and
+// more while it stays open.
+sim::Task<> join_process(Shared& s, Cpu& cpu, sim::Rng& rng, MmStruct& home) {
+    kernel::mm::Mm& mm = *s.mm;
+    Churn& p = s.churn;
+    MmStruct& proc = *p.mm;
+    const uint64_t addr = p.addr;
+    ++p.inside;
+    co_await mm.switch_mm_irqs_off(cpu, proc);
+    ++p.running;
+    // Until the process is no longer open (CPU 0 flushed it), at least one access, at most 8.
+    const uint64_t n = rng.uniform(1, 4);
+    for (uint64_t k = 0; k < 8 && (k < n || p.open); ++k) {
+        const uint64_t page = rng.uniform(0, 1);  // page 0 written, page 1 read (see access_region)
+        co_await mm.user_access(cpu, proc, addr + page * PAGE_SIZE, page == 0);
+        co_await cpu.compute(ns(rng.uniform(200, 2'000)));
+    }
+    --p.running;
+    co_await mm.switch_mm_irqs_off(cpu, home);
+    --p.inside;
+}
+
 sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
     static const uint32_t user = hw::profile_label("check_stress.user");
     static const uint32_t kthread = hw::profile_label("check_stress.kthread");
@@ -90,6 +155,8 @@ sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
             ++r.users;
             co_await access_region(s, cpu, rng, r);
             --r.users;
+        } else if (s.global != nullptr && s.spec->process_churn && c != 0 && s.churn.open) {
+            co_await join_process(s, cpu, rng, *s.a);  // any operation but a shared access: join it
         } else if (kind < 70) {
             if (!r.mapped) continue;
             const uint64_t page = rng.uniform(0, s.spec->pages_per_region - 1);
@@ -107,6 +174,8 @@ sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
                 co_await cpu.compute(ns(rng.uniform(1'000, 20'000)));
             }
             co_await mm.switch_mm_irqs_off(cpu, *s.a);
+        } else if (kind < 94 && s.global != nullptr && s.spec->process_churn && c == 0 && s.churn.mm == nullptr) {
+            co_await drive_process(s, cpu, rng, *s.a);
         } else if (kind < 94) {
             // Another process (its own mm and PCID) runs for a while.
             co_await mm.switch_mm_irqs_off(cpu, *s.b[c]);
@@ -123,6 +192,8 @@ sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
 }  // namespace
 
 StressResult run_check_stress(const StressSpec& spec) {
+    std::optional<hw::ObserverScope> observed;
+    if (spec.observer != nullptr) observed.emplace(*spec.observer, /*timeline=*/true);
     kernel::KernelConfig config;
     config.tlb_flush = spec.protocol;
     auto sys = std::make_unique<experiment::System>(spec.machine, config);
@@ -144,6 +215,12 @@ StressResult run_check_stress(const StressSpec& spec) {
         Shared s;
         s.spec = &spec;
         s.mm = &k.mm();
+        if (s.mm->protocol().global_asid_flavour() != kernel::GlobalAsidFlavour::none) {
+            s.global = dynamic_cast<kernel::GlobalAsidProtocol*>(&s.mm->protocol());
+            if (s.global != nullptr && spec.global_asids != 0) {
+                s.global->global_asids().set_max_asid_available(s.mm->nr_dyn_asids() + 1 + spec.global_asids);
+            }
+        }
         s.a = &s.mm->mm_alloc(0);
         const uint32_t n = k.nr_cpus();
         for (hw::CpuId c = 0; c < n; ++c) s.b.push_back(&s.mm->mm_alloc(sys->platform().topology().node_of(c)));

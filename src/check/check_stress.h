@@ -10,6 +10,9 @@
 //     it unmaps);
 //   - lazy TLB: enter_lazy_tlb, kernel work, then back to the mm (the switch catches up);
 //   - a context switch to the CPU's private second mm (another PCID), one access there, back;
+//     with a global-ASID protocol, CPU 0 instead starts a short-lived process of several
+//     threads (the other CPUs join it in this share of their operations), flushes it, and tears
+//     it down, freeing its global ASID; the ASID space is small enough to wrap;
 //   - plain user computation.
 // It runs on the kernel's mm API with the named flush protocol, with the monitors installed, and
 // with the perturbation of the seed when one is given.
@@ -22,6 +25,7 @@
 #include "check/perturbation.h"
 #include "check/violation.h"
 #include "hw/machine.h"
+#include "hw/observer.h"
 
 namespace ipisim::check {
 
@@ -34,9 +38,17 @@ struct StressSpec {
     uint32_t ops_per_cpu = 200;
     uint32_t regions = 2;
     uint32_t pages_per_region = 8;
+    // Protocols with global ASIDs: CPU 0 now and then runs a short-lived process that other
+    // CPUs join and that exits (its global ASID freed), and the global ASID space is cut to
+    // `global_asids` (0: the kernel's) so that it wraps within the run.
+    bool process_churn = true;
+    uint32_t global_asids = 3;
     sim::Picos wait_bound;  // zero: default_wait_bound(machine)
     bool event_log = true;
     bool monitors = true;  // false: the same run without hooks (to show they change nothing)
+    // Observes the run from before the machine is built, as the tracer too (a report::Trace
+    // for the violation trace); nullptr: none. Observers change nothing simulated.
+    hw::Observer* observer = nullptr;
 };
 
 struct StressResult {

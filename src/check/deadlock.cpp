@@ -16,6 +16,14 @@ hw::CpuId Deadlock::waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpu
     return nr_cpus;
 }
 
+hw::CpuId Deadlock::blocked_by(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus,
+                               const std::function<bool(hw::CpuId)>& irqs_off) const {
+    const hw::CpuId target = waits_for(waits, cpu, nr_cpus);
+    if (target >= nr_cpus) return nr_cpus;
+    if (holder_.count(waits.current_wait(cpu)->var) != 0) return target;
+    return irqs_off(target) ? target : nr_cpus;  // a CSD: its target could take the IPI
+}
+
 std::vector<std::string> Deadlock::held_by(hw::CpuId cpu) const {
     std::vector<std::string> out;
     for (const auto& [var, c] : holder_) {
@@ -33,8 +41,12 @@ std::string Deadlock::describe(const Waits& waits, hw::CpuId c, uint32_t nr_cpus
     std::string whom;
     if (target < nr_cpus) {
         const Waits::Wait* w = waits.current_wait(c);
-        whom = holder_.count(w->var) != 0 ? fmt::format(", held by cpu{}", target)
-                                          : fmt::format(", a CSD only cpu{}'s IPI handler can release", target);
+        if (holder_.count(w->var) != 0) {
+            whom = fmt::format(", held by cpu{}", target);
+        } else {
+            whom = fmt::format(", a CSD only cpu{}'s IPI handler can release", target);
+            if (!irqs_off(target)) whom += fmt::format(" (cpu{} has IRQs on: the IPI was never sent)", target);
+        }
     }
     return fmt::format("cpu{} (IRQs {}) holds {}; {}{}; frames: {}", c, irqs_off(c) ? "off" : "on",
                        held.empty() ? "no lock" : held, waits.describe_wait(c, now), whom, waits.frames(c));
@@ -49,7 +61,7 @@ Violation Deadlock::analyze(const Waits& waits, uint32_t nr_cpus, sim::Picos now
         hw::CpuId c = start;
         while (c < nr_cpus && std::find(path.begin(), path.end(), c) == path.end()) {
             path.push_back(c);
-            c = waits_for(waits, c, nr_cpus);
+            c = blocked_by(waits, c, nr_cpus, irqs_off);
         }
         if (c < nr_cpus) cycle.assign(std::find(path.begin(), path.end(), c), path.end());
     }

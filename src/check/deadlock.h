@@ -4,8 +4,11 @@
 // which CPU will unlock each queued CSD (csd_locked: the target whose IPI handler runs it). When
 // the run ends with work unfinished and no event left (nothing can ever wake a waiter), each
 // waiting CPU's innermost wait gives one wait-for edge: a lock word -> its holder, a CSD -> its
-// target. A cycle of edges is a deadlock, reported with every CPU's held locks, wait and IRQ
-// state; waits outside any cycle are lost wake-ups (or wait on a CPU in the cycle).
+// target. A CSD edge blocks only while its target has IRQs off: a target with IRQs on would run
+// the handler at once if the IPI had been sent, so waiting on it with no event left is a lost
+// wake-up (the IPI was never sent), not a deadlock. A cycle of blocking edges is a deadlock,
+// reported with every CPU's held locks, wait and IRQ state; waits outside any cycle are lost
+// wake-ups (or wait on a CPU in the cycle).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,9 @@ public:
 
     // The CPU `cpu`'s innermost wait waits for, or nr_cpus when none is known.
     [[nodiscard]] hw::CpuId waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus) const;
+    // The same, but nr_cpus for a CSD whose target has IRQs on (no blocking edge).
+    [[nodiscard]] hw::CpuId blocked_by(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus,
+                                       const std::function<bool(hw::CpuId)>& irqs_off) const;
     // Locks held by `cpu` (names, sorted).
     [[nodiscard]] std::vector<std::string> held_by(hw::CpuId cpu) const;
     // The report when the run ended with nothing left to happen: the deadlock with its cycle,

@@ -46,6 +46,30 @@ std::string EventLog::render(size_t max) const {
             case LogKind::flush_returned:
                 what = fmt::format("flush_tlb_mm_range returns (mm {}, from {:#x})", e.a, e.b);
                 break;
+            case LogKind::rar_payload:
+                what = fmt::format("writes RAR payload slot {}", e.a);
+                break;
+            case LogKind::rar_pending:
+                what = fmt::format("sets cpu{}'s RAR action byte of slot {} PENDING", e.a, e.b);
+                break;
+            case LogKind::rar_done:
+                what = fmt::format("RAR microcode: slot {} SUCCESS", e.a);
+                break;
+            case LogKind::invlpgb:
+                what = e.a != 0 ? "INVLPGB of every PCID" : "INVLPGB";
+                break;
+            case LogKind::tlbsync:
+                what = "TLBSYNC returns";
+                break;
+            case LogKind::asid_assigned:
+                what = fmt::format("gives global ASID {} to an mm", e.a);
+                break;
+            case LogKind::asid_freed:
+                what = fmt::format("frees global ASID {}", e.a);
+                break;
+            case LogKind::asid_reset:
+                what = e.a == 0 ? "reset_global_asid_space begins" : "reset_global_asid_space ends";
+                break;
         }
         out += fmt::format("{:>14}  cpu{:<3} {}\n", sim::to_string(e.t), e.cpu, what);
     }

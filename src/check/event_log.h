@@ -1,6 +1,6 @@
 // The window before a violation: a fixed ring of the last hooked events (waits, locks, CSDs,
-// PTE changes, releases, flush returns, TLB uses), rendered as a plain text event log (one
-// line per event: time, CPU, event). Recording is a store into the ring: no allocation.
+// PTE changes, releases, flush returns, TLB uses, RAR slots, INVLPGB/TLBSYNC, global ASIDs), rendered as a plain text
+// event log (one line per event: time, CPU, event). Recording is a store into the ring: no allocation.
 #pragma once
 
 #include <array>
@@ -22,7 +22,15 @@ enum class LogKind : uint8_t {
     tlb_hit,
     pte_cleared,
     pages_released,
-    flush_returned
+    flush_returned,
+    rar_payload,  // a: slot
+    rar_pending,  // a: target, b: slot
+    rar_done,     // a: slot
+    invlpgb,      // a: 1 if of every PCID
+    tlbsync,
+    asid_assigned,  // a: asid
+    asid_freed,     // a: asid
+    asid_reset,     // a: 0 begin, 1 end
 };
 
 class EventLog {

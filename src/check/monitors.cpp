@@ -25,7 +25,9 @@ Monitors::Monitors(hw::Platform& platform, MonitorOptions options, kernel::Kerne
       options_(options),
       waits_(platform.nr_cpus(),
              options.wait_bound == sim::Picos::zero() ? default_wait_bound(platform.spec()) : options.wait_bound),
-      stale_(platform.nr_cpus()) {}
+      stale_(platform.nr_cpus()),
+      contracts_(platform.nr_cpus()),
+      cr3_pcid_(platform.nr_cpus(), 0) {}
 
 uint64_t Monitors::total() const {
     return std::accumulate(counts_.begin(), counts_.end(), uint64_t{0});
@@ -113,7 +115,8 @@ void Monitors::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uin
     stale_.pages_released(cpu, mm_id, start, end, now());
     if (freed_tables && kernel_ != nullptr) {
         const std::optional<sim::Picos> began = stale_.last_flush_began(cpu);
-        if (auto v = check_freed_tables(kernel_->mm(), cpu, mm_id, start, end, began.value_or(now()), now())) {
+        if (auto v =
+                check_freed_tables(kernel_->mm(), cr3_pcid_, cpu, mm_id, start, end, began.value_or(now()), now())) {
             report(std::move(*v));
         }
     }
@@ -122,6 +125,56 @@ void Monitors::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uin
 void Monitors::flush_returned(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) {
     log(cpu, LogKind::flush_returned, mm_id, start);
     stale_.flush_returned(cpu, start, end, began, now());
+    if (auto v = contracts_.flush_returned(cpu, now())) report(std::move(*v));
+}
+
+void Monitors::rar_payload_written(hw::CpuId sender, uint32_t slot) {
+    log(sender, LogKind::rar_payload, slot);
+    if (auto v = contracts_.rar_payload_written(sender, slot, now())) report(std::move(*v));
+}
+
+void Monitors::rar_action_pending(hw::CpuId sender, hw::CpuId target, uint32_t slot) {
+    log(sender, LogKind::rar_pending, target, slot);
+    contracts_.rar_action_pending(sender, target, slot, now());
+}
+
+void Monitors::rar_action_done(hw::CpuId target, uint32_t slot) {
+    log(target, LogKind::rar_done, slot);
+    contracts_.rar_action_done(slot);
+}
+
+void Monitors::invlpgb_issued(hw::CpuId cpu, bool all_asids) {
+    log(cpu, LogKind::invlpgb, all_asids ? 1 : 0);
+    contracts_.invlpgb_issued(cpu, all_asids, now());
+}
+
+void Monitors::tlbsync_returned(hw::CpuId cpu) {
+    log(cpu, LogKind::tlbsync);
+    contracts_.tlbsync_returned(cpu);
+}
+
+void Monitors::tlb_flushed_all(hw::CpuId cpu) {
+    contracts_.tlb_flushed_all(cpu);
+}
+
+void Monitors::global_asid_assigned(hw::CpuId cpu, uint64_t asid) {
+    log(cpu, LogKind::asid_assigned, asid);
+    if (auto v = contracts_.global_asid_assigned(cpu, asid, now())) report(std::move(*v));
+}
+
+void Monitors::global_asid_freed(hw::CpuId cpu, uint64_t asid) {
+    log(cpu, LogKind::asid_freed, asid);
+    contracts_.global_asid_freed(cpu, asid, now());
+}
+
+void Monitors::global_asid_reset_begin(hw::CpuId cpu) {
+    log(cpu, LogKind::asid_reset, 0);
+    contracts_.global_asid_reset_begin(cpu);
+}
+
+void Monitors::global_asid_reset_end(hw::CpuId cpu) {
+    log(cpu, LogKind::asid_reset, 1);
+    contracts_.global_asid_reset_end(cpu);
 }
 
 }  // namespace ipisim::check

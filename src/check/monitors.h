@@ -88,6 +88,17 @@ public:
     void pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn) override;
     void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) override;
     void flush_returned(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) override;
+    void cr3_written(hw::CpuId cpu, uint16_t pcid) override { cr3_pcid_.at(cpu) = pcid; }
+    void rar_payload_written(hw::CpuId sender, uint32_t slot) override;
+    void rar_action_pending(hw::CpuId sender, hw::CpuId target, uint32_t slot) override;
+    void rar_action_done(hw::CpuId target, uint32_t slot) override;
+    void invlpgb_issued(hw::CpuId cpu, bool all_asids) override;
+    void tlbsync_returned(hw::CpuId cpu) override;
+    void tlb_flushed_all(hw::CpuId cpu) override;
+    void global_asid_assigned(hw::CpuId cpu, uint64_t asid) override;
+    void global_asid_freed(hw::CpuId cpu, uint64_t asid) override;
+    void global_asid_reset_begin(hw::CpuId cpu) override;
+    void global_asid_reset_end(hw::CpuId cpu) override;
 
 private:
     [[nodiscard]] sim::Picos now() const { return eng_.now(); }
@@ -105,6 +116,7 @@ private:
     Deadlock deadlock_;
     Contracts contracts_;
     EventLog log_;
+    std::vector<hw::Pcid> cr3_pcid_;  // per CPU: the PCID last written into CR3 (0: none yet)
     std::string window_;
     std::vector<Violation> kept_;
     std::array<uint64_t, 4> counts_{};

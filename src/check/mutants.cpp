@@ -5,6 +5,9 @@
 
 #include "kernel/mm/locks.h"
 #include "kernel/mm/mm.h"
+#include "kernel/tlbflush/global_asid.h"
+#include "kernel/tlbflush/invlpgb.h"
+#include "kernel/tlbflush/rar_flush.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
 #include "sim/registry.h"
 
@@ -76,6 +79,33 @@ private:
     std::unique_ptr<kernel::mm::SpinLock> b_;
 };
 
+// The IPI flush, on a smp layer whose llist_add() result is ignored when the queue was empty:
+// the first CSD queued on a CPU gets no IPI (and those queued behind it rely on that IPI).
+class LlistNoEmptyCheck final : public kernel::TlbFlushProtocol {
+public:
+    void attach(kernel::mm::Mm& m) override {
+        TlbFlushProtocol::attach(m);
+        m.smp().set_llist_no_empty_check(true);
+    }
+};
+
+// The INVLPGB flush whose broadcast_tlb_flush() returns without TLBSYNC.
+class InvlpgbNoTlbsync final : public kernel::InvlpgbFlush {
+protected:
+    sim::Task<> __tlbsync(Cpu& /*self*/) override { co_return; }
+};
+
+// The INVLPGB flush whose reset_global_asid_space() skips invlpgb_flush_all_nonglobals():
+// freed global ASIDs are handed out again with the old mm's translations still cached.
+class AsidReuseNoFlush final : public kernel::InvlpgbFlush {
+public:
+    void attach(kernel::mm::Mm& m) override {
+        InvlpgbFlush::attach(m);
+        asids_ = std::make_unique<kernel::GlobalAsids>(
+            m.mem(), [](Cpu& /*cpu*/) -> sim::Task<> { co_return; }, m.nr_dyn_asids());
+    }
+};
+
 template <class Impl>
 void add(const char* name, const char* description) {
     auto& r = sim::Registry<kernel::TlbFlushProtocol>::instance();
@@ -85,8 +115,9 @@ void add(const char* name, const char* description) {
 }  // namespace
 
 const std::vector<std::string>& mutant_names() {
-    static const std::vector<std::string> names = {"abba-deadlock", "ipi-local-only", "ipi-no-wait",
-                                                   "ipi-skip-lazy-freed"};
+    static const std::vector<std::string> names = {"abba-deadlock",        "asid-reuse-no-flush", "invlpgb-no-tlbsync",
+                                                   "ipi-local-only",       "ipi-no-wait",         "ipi-skip-lazy-freed",
+                                                   "llist-no-empty-check", "rar-optimized-noloop"};
     return names;
 }
 
@@ -100,6 +131,19 @@ void register_mutants() {
     add<NoWait>("ipi-no-wait", "checker mutant: the IPI flush returns before the targets flushed");
     add<SkipLazyFreed>("ipi-skip-lazy-freed", "checker mutant: skips lazy CPUs although page tables were freed");
     add<AbbaDeadlock>("abba-deadlock", "checker mutant: two locks in opposite orders with IRQs off");
+    add<LlistNoEmptyCheck>("llist-no-empty-check",
+                           "checker mutant: a CSD queued on an empty call_single_queue gets no IPI");
+    add<AsidReuseNoFlush>("asid-reuse-no-flush",
+                          "checker mutant: the global ASID space wraps without the flush of every PCID");
+    add<InvlpgbNoTlbsync>("invlpgb-no-tlbsync", "checker mutant: the INVLPGB flush returns without TLBSYNC");
+    auto& r = sim::Registry<kernel::TlbFlushProtocol>::instance();
+    if (!r.contains("rar-optimized-noloop")) {
+        r.add("rar-optimized-noloop", "checker mutant: seed 000's rar_pending smp_call_rar_many without its loop-back",
+              [] {
+                  return std::make_unique<kernel::RarFlush>(
+                      kernel::RarVariant{kernel::rar_pending_send_noloop, kernel::cpu_number_placement});
+              });
+    }
 }
 
 }  // namespace ipisim::check

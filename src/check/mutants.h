@@ -5,6 +5,13 @@
 //   ipi-local-only  path (b) flushes the initiator only;
 //   ipi-no-wait     the IPI flush without SCF_WAIT: returns before the targets flushed;
 //   ipi-skip-lazy-freed  skips lazy CPUs although page tables were freed;
+//   llist-no-empty-check  the IPI flush on a smp layer that sends no IPI when llist_add()
+//                   found the queue empty (a lost wake-up);
+//   rar-optimized-noloop  seed 000's rar_pending smp_call_rar_many() without its do/while
+//                   loop-back: a target whose wait gave up is never claimed again;
+//   invlpgb-no-tlbsync  the INVLPGB flush returns without TLBSYNC;
+//   asid-reuse-no-flush  the INVLPGB flush whose global ASID space wraps without flushing
+//                   every PCID (reset_global_asid_space() without invlpgb_flush_all_nonglobals);
 //   abba-deadlock   takes two spinlocks with IRQs off, in opposite orders on even and odd CPUs,
 //                   before the IPI flush.
 #pragma once

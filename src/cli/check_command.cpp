@@ -11,6 +11,7 @@
 #include "check/event_log.h"
 #include "check/explore.h"
 #include "check/mutants.h"
+#include "check/violation_trace.h"
 #include "config/error.h"
 #include "hw/machine.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
@@ -135,11 +136,16 @@ int check_command(const CheckArgs& given, const DataDirs& dirs) {
     std::ofstream(stem + ".log") << report << "\nEvent log of the window before the first violation (last "
                                  << check::EventLog::kCapacity << " hooked events):\n"
                                  << r.failure.window;
+    // The Perfetto trace of the time before the violation, from a traced rerun of the seed.
+    const bool traced = !r.failure.violations.empty();
+    if (traced) std::ofstream(stem + ".trace.json") << check::violation_trace(failed, r.failure).dump() << "\n";
     fmt::print("{}", report);
     fmt::print("caught after {} seed{} ({:.1f} s, {} jobs)\n", failed.seed - args.first_seed + 1,
                failed.seed == args.first_seed ? "" : "s", secs, ex.jobs);
     if (!r.failure.window.empty()) fmt::print("last events before it:\n{}", last_lines(r.failure.window, 12));
-    fmt::print("trace (plain text event log): {}.log\nreplay: ipisim check --replay {}.replay.toml\n", stem, stem);
+    fmt::print("event log: {}.log\n", stem);
+    if (traced) fmt::print("trace (Chrome/Perfetto JSON, ui.perfetto.dev): {}.trace.json\n", stem);
+    fmt::print("replay: ipisim check --replay {}.replay.toml\n", stem);
     return 1;
 }
 

@@ -48,6 +48,28 @@ public:
     virtual void pages_released(CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) = 0;
     // flush_tlb_mm_range() by `cpu` of [start, end) began at `began` and returns now.
     virtual void flush_returned(CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) = 0;
+
+    // `cpu` wrote CR3 with `pcid` (hw::write_cr3): the PCID its page walks and TLB lookups use
+    // from now on, whatever the kernel's per-CPU bookkeeping (loaded_mm_asid) says yet.
+    virtual void cr3_written(CpuId /*cpu*/, uint16_t /*pcid*/) {}
+    // The protocol contracts' hooks (no-ops unless a monitor wants them).
+    // RAR (hw/tlb/rar.cpp): `sender` wrote the payload of `slot`; `sender` set `target`'s action
+    // byte of `slot` PENDING; `target`'s microcode stored SUCCESS into it.
+    virtual void rar_payload_written(CpuId /*sender*/, uint32_t /*slot*/) {}
+    virtual void rar_action_pending(CpuId /*sender*/, CpuId /*target*/, uint32_t /*slot*/) {}
+    virtual void rar_action_done(CpuId /*target*/, uint32_t /*slot*/) {}
+    // INVLPGB (hw/tlb/invlpgb.cpp): `cpu` issued an INVLPGB (`all_asids`: of every non-global
+    // translation of every PCID); `cpu`'s TLBSYNC returned (all its INVLPGBs are complete).
+    virtual void invlpgb_issued(CpuId /*cpu*/, bool /*all_asids*/) {}
+    virtual void tlbsync_returned(CpuId /*cpu*/) {}
+    // flush_tlb_all() by `cpu` returned: every TLB of the machine flushed of every PCID.
+    virtual void tlb_flushed_all(CpuId /*cpu*/) {}
+    // Global ASIDs (kernel/tlbflush/global_asid.cpp): `asid` given to an mm / freed at mm
+    // teardown; reset_global_asid_space() begins / ends (freed ASIDs are reusable from then on).
+    virtual void global_asid_assigned(CpuId /*cpu*/, uint64_t /*asid*/) {}
+    virtual void global_asid_freed(CpuId /*cpu*/, uint64_t /*asid*/) {}
+    virtual void global_asid_reset_begin(CpuId /*cpu*/) {}
+    virtual void global_asid_reset_end(CpuId /*cpu*/) {}
 };
 
 // Extra latency added to a modelled delay (schedule exploration). Implementations draw from

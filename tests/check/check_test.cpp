@@ -68,6 +68,73 @@ TEST(Check, a_protocol_that_skips_lazy_cpus_although_page_tables_were_freed_is_c
     EXPECT_NE(v.diagnosis.find("a freed-table flush must reach lazy CPUs too"), std::string::npos) << v.diagnosis;
 }
 
+TEST(Check, a_csd_queued_on_an_empty_queue_without_its_ipi_is_caught_as_a_lost_wake_up) {
+    const check::ExploreResult r = check::explore(spec_for("llist-no-empty-check", 50));
+    ASSERT_TRUE(r.failing_seed.has_value());
+    EXPECT_EQ(*r.failing_seed, 1u);
+    const check::Violation& v = r.failure.violations.front();
+    EXPECT_EQ(v.kind, ViolationKind::stuck_wait);
+    EXPECT_NE(v.diagnosis.find("lost wake-up"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("waits on cfd_csd"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("smp_call_function_many_cond"), std::string::npos) << v.diagnosis;
+}
+
+TEST(Check, seed_000_rar_without_its_loop_back_is_caught_reusing_a_payload_slot_still_pending) {
+    const check::ExploreResult r = check::explore(spec_for("rar-optimized-noloop", 50));
+    ASSERT_TRUE(r.failing_seed.has_value());
+    EXPECT_EQ(*r.failing_seed, 2u);
+    const check::Violation& v = r.failure.violations.front();
+    EXPECT_EQ(v.kind, ViolationKind::contract);
+    EXPECT_NE(v.diagnosis.find("a payload slot reused while pending"), std::string::npos) << v.diagnosis;
+}
+
+TEST(Check, an_invlpgb_flush_that_returns_without_tlbsync_is_caught_as_a_contract_violation) {
+    const check::ExploreResult r = check::explore(spec_for("invlpgb-no-tlbsync", 50));
+    ASSERT_TRUE(r.failing_seed.has_value());
+    EXPECT_EQ(*r.failing_seed, 1u);
+    const check::Violation& v = r.failure.violations.front();
+    EXPECT_EQ(v.kind, ViolationKind::contract);
+    EXPECT_NE(v.diagnosis.find("INVLPGB without a TLBSYNC before return"), std::string::npos) << v.diagnosis;
+}
+
+TEST(Check, a_global_asid_space_that_wraps_without_its_flush_is_caught_reusing_an_asid) {
+    const check::ExploreResult r = check::explore(spec_for("asid-reuse-no-flush", 50));
+    ASSERT_TRUE(r.failing_seed.has_value());
+    EXPECT_EQ(*r.failing_seed, 1u);
+    const check::Violation& v = r.failure.violations.front();
+    EXPECT_EQ(v.kind, ViolationKind::contract);
+    EXPECT_NE(v.diagnosis.find("a global ASID reused without the wrap flush"), std::string::npos) << v.diagnosis;
+}
+
+// Regression (toy8 rar-naive / rar-optimized seed 75, --no-perturb): between its CR3 write and
+// its loaded_mm_asid store, a CPU switching back from its private mm was judged under the private
+// mm's PCID, whose entry at the same address the freed-table rule took for the shared mm's.
+TEST(Check, the_freed_table_rule_reads_the_cr3_pcid_of_a_cpu_in_the_middle_of_switch_mm) {
+    for (const char* protocol : {"rar-naive", "rar-optimized"}) {
+        check::ExploreSpec ex = spec_for(protocol, 1, "toy8");
+        ex.first_seed = 75;
+        ex.base.perturb = false;
+        ex.base.process_churn = false;  // the workload the false positive was found with
+        const check::ExploreResult r = check::explore(ex);
+        EXPECT_FALSE(r.failing_seed.has_value())
+            << protocol << ": " << (r.failure.violations.empty() ? "" : r.failure.violations.front().diagnosis);
+    }
+}
+
+// Regression (toy8 rar-optimized seed 89, rar-grouped seed 157): a sender waiting on its own
+// action byte slept after its own microcode had stored SUCCESS (the line stays its own, so the
+// "still holds both lines" test saw no write) and never woke: a lost wake-up of the model.
+TEST(Check, a_rar_sender_waiting_on_its_own_action_byte_sees_its_own_microcodes_success) {
+    for (const auto& [protocol, seed] : {std::pair{"rar-optimized", 89}, std::pair{"rar-grouped", 157}}) {
+        check::ExploreSpec ex = spec_for(protocol, 1, "toy8");
+        ex.first_seed = static_cast<uint64_t>(seed);
+        ex.base.process_churn = false;  // the workload the lost wake-up was found with
+        const check::ExploreResult r = check::explore(ex);
+        EXPECT_FALSE(r.failing_seed.has_value())
+            << protocol << ": " << (r.failure.violations.empty() ? "" : r.failure.violations.front().diagnosis);
+    }
+}
+
 TEST(Check, the_lowest_failing_seed_does_not_depend_on_the_number_of_jobs) {
     check::ExploreSpec ex = spec_for("ipi-no-wait", 20);
     ex.first_seed = 2;

@@ -17,11 +17,29 @@ set(seed ${CMAKE_MATCH_1})
 if(NOT EXISTS ${WORK}/ipi-no-wait-toy4-seed${seed}.replay.toml OR NOT EXISTS ${WORK}/ipi-no-wait-toy4-seed${seed}.log)
   message(FATAL_ERROR "ipi-no-wait: no replay file or log in ${WORK}")
 endif()
+# The Perfetto trace of the window before the violation, beside the log, with the violation marked.
+set(trace_file ${WORK}/ipi-no-wait-toy4-seed${seed}.trace.json)
+if(NOT EXISTS ${trace_file} OR NOT out MATCHES "trace \\(Chrome/Perfetto JSON")
+  message(FATAL_ERROR "ipi-no-wait: no trace in ${WORK}\n${out}")
+endif()
+file(READ ${trace_file} trace)
+string(JSON nr_events LENGTH "${trace}" traceEvents)
+math(EXPR last "${nr_events} - 1")
+string(JSON mark GET "${trace}" traceEvents ${last} name)
+string(JSON cat GET "${trace}" traceEvents ${last} cat)
+if(NOT mark STREQUAL "violation: stale_translation" OR NOT cat STREQUAL "check" OR nr_events LESS 100
+   OR NOT trace MATCHES "\"flush_tlb_mm_range\"")
+  message(FATAL_ERROR "ipi-no-wait: trace: ${nr_events} events, last ${mark} (${cat})")
+endif()
 
 execute_process(COMMAND ${IPISIM} ${dirs} check --replay ${WORK}/ipi-no-wait-toy4-seed${seed}.replay.toml --out ${WORK}/r
                 OUTPUT_VARIABLE replay ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 1 OR NOT replay MATCHES "seed ${seed}: 1 violation")
   message(FATAL_ERROR "replay: exited ${rc}\n${replay}${err}")
+endif()
+file(READ ${WORK}/r/ipi-no-wait-toy4-seed${seed}.trace.json replayed)
+if(NOT replayed STREQUAL trace)
+  message(FATAL_ERROR "replay: its trace differs from the first run's")
 endif()
 
 execute_process(COMMAND ${IPISIM} ${dirs} check --protocol ipi --seeds 4 --jobs 2 --out ${WORK}

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "hw/check_hooks.h"
+
 namespace ipisim::hw {
 
 namespace {
@@ -97,6 +99,7 @@ sim::Task<> Invlpgb::invlpgb(Cpu& issuer, InvlpgbOp op) {
         done = std::max(done, sent + one_way + one_way);
     }
     completion_[from] = done;
+    IPISIM_CHECK_HOOK(invlpgb_issued(from, !op.va_valid && !op.pcid_valid));
 }
 
 void Invlpgb::on_deliver(void* obj, uint32_t slot) {
@@ -113,6 +116,7 @@ sim::Task<> Invlpgb::tlbsync(Cpu& issuer) {
     ++stats_.tlbsync;
     stats_.tlbsync_stall += end - now;
     co_await issuer.stall(end - now);
+    IPISIM_CHECK_HOOK(tlbsync_returned(issuer.id()));
 }
 
 }  // namespace ipisim::hw

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "hw/check_hooks.h"
+
 namespace ipisim::hw {
 
 namespace {
@@ -71,12 +73,16 @@ sim::Task<> Rar::write_payload(CpuId sender, uint32_t slot, RarPayload payload) 
     if (payload.subtype == RarSubtype::addr && (payload.num_pages == 0 || payload.num_pages > kRarMaxPages)) {
         throw std::logic_error(fmt::format("RAR payload of {} pages (at most {})", payload.num_pages, kRarMaxPages));
     }
+    IPISIM_CHECK_HOOK(rar_payload_written(sender, slot));
     payloads_[slot] = payload;
     co_await mem_.store(sender, *payload_lines_[slot], payload.linear_address);
 }
 
 sim::Task<> Rar::set_action_pending(CpuId sender, CpuId target, uint32_t slot) {
     check_slot(slot);
+    // The hook at the access's linearization point (its value is in place when it starts): the
+    // target's microcode may see the byte PENDING and store SUCCESS before the RMW completes.
+    if (peek_action(target, slot) != kRarPending) IPISIM_CHECK_HOOK(rar_action_pending(sender, target, slot));
     const uint64_t old = co_await mem_.fetch_or(sender, action_word(target, slot),
                                                 uint64_t{kRarPending} << (8 * (slot % kSlotsPerWord)));
     if (action_byte(old, slot) == kRarFailure) throw std::logic_error("RAR: FAILURE byte overwritten by fetch_or");
@@ -149,6 +155,7 @@ sim::Task<> Rar::process_slot(CpuId cpu, uint32_t slot) {
     co_await mem_.load(cpu, *payload_lines_[slot]);
     co_await sim::delay(eng_, spec_.tlb.rar_per_payload);
     tlbs_[cpu]->invalidate(payload.invalidation());
+    IPISIM_CHECK_HOOK(rar_action_done(cpu, slot));  // at the store's linearization point, as above
     co_await mem_.fetch_and(cpu, *pc.action[slot / kSlotsPerWord], ~byte_mask(slot));  // RAR_SUCCESS
     ++pc.stats.payloads;
     charge(cpu);

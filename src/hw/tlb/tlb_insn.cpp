@@ -1,5 +1,7 @@
 #include "hw/tlb/tlb_insn.h"
 
+#include "hw/check_hooks.h"
+
 namespace ipisim::hw {
 
 namespace {
@@ -18,6 +20,7 @@ sim::Task<> invlpg(Cpu& cpu, Tlb& tlb, Pcid pcid, uint64_t va) {
 sim::Task<> write_cr3(Cpu& cpu, Tlb& tlb, Pcid pcid, bool noflush) {
     co_await cpu.stall(cpu.spec().tlb.full_flush);
     if (!noflush) tlb.invalidate(Invalidation::pcid_all(pcid));
+    IPISIM_CHECK_HOOK(cr3_written(cpu.id(), pcid));
 }
 
 sim::Task<> invpcid_flush_one(Cpu& cpu, Tlb& tlb, Pcid pcid, uint64_t va) {

@@ -14,7 +14,9 @@
 //
 // Spinning on two lines: the loop in wait_for_action_done() reads the action byte and
 // rar_pending alternately. The spinner sleeps only while it still holds both lines (a write
-// reserved since its loads invalidated its copy: the next poll misses); writes to the action
+// reserved since its loads invalidated its copy: the next poll misses) and its byte is still
+// PENDING (a sender waiting on itself: its own microcode's SUCCESS leaves the line held, and a
+// sleep after it would never end, a lost wake-up the checker found); writes to the action
 // line wake it through the line, and every write to rar_pending (claims, failed cmpxchgs
 // included, and releases) wakes the spinners of that target, who all poll it.
 #include <fmt/format.h>
@@ -35,6 +37,8 @@ constexpr uint64_t kNoRarPending = ~0ULL;  // -1
 
 class RarPendingSend final : public RarSendPolicy {
 public:
+    explicit RarPendingSend(bool loop_back) : loop_back_(loop_back) {}
+
     void attach(SmpCallRar& r) override {
         RarSendPolicy::attach(r);
         hw::Platform& p = r.platform();
@@ -74,7 +78,7 @@ public:
                     apic_mask.clear(cpu);
                 }
             }
-        } while (!dest_mask.empty());
+        } while (loop_back_ && !dest_mask.empty());
     }
 
 private:
@@ -121,8 +125,13 @@ private:
         uint8_t status = hw::Rar::action_byte(co_await mem.load(me, action), payload_nr);
         IPISIM_CHECK_HOOK(wait_begin(me, action));
         while (status == hw::kRarPending) {
-            // cpu_relax(): nothing changes until one of the two lines is written.
-            if (action.line().holds(me) && pending.line().holds(me)) {
+            // cpu_relax(): nothing changes until one of the two lines is written. A write by
+            // another CPU takes the line away; the target's own microcode does not, so when the
+            // target is this CPU (v4 keeps self in the mask) its SUCCESS may already be there,
+            // written between the poll of the byte and this point: the byte is looked at again
+            // (a simulator check, no access) before sleeping.
+            const bool unchanged = hw::Rar::action_byte(action.peek(), payload_nr) == hw::kRarPending;
+            if (unchanged && action.line().holds(me) && pending.line().holds(me)) {
                 const sim::Wake w = co_await mem.wait_for_write(action);
                 if (w.interrupted()) co_await self.take_irq(w.irq);
             }
@@ -144,6 +153,7 @@ private:
         rar().hardware().action_word(target_cpu, 0).line().written().notify_all();
     }
 
+    bool loop_back_;
     std::vector<hw::SimVar*> rar_pending_;  // DEFINE_PER_CPU(int, rar_pending) = -1
     std::vector<CpuMask> apic_cpu_mask_;    // DEFINE_PER_CPU(struct cpumask, apic_cpu_mask)
 };
@@ -151,7 +161,11 @@ private:
 }  // namespace
 
 std::unique_ptr<RarSendPolicy> rar_pending_send() {
-    return std::make_unique<RarPendingSend>();
+    return std::make_unique<RarPendingSend>(/*loop_back=*/true);
+}
+
+std::unique_ptr<RarSendPolicy> rar_pending_send_noloop() {
+    return std::make_unique<RarPendingSend>(/*loop_back=*/false);
 }
 
 }  // namespace ipisim::kernel

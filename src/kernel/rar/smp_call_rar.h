@@ -94,6 +94,10 @@ struct RarVariant {
 };
 std::unique_ptr<RarSendPolicy> rar_naive_send();    // RFC v4 (rar_naive.cpp)
 std::unique_ptr<RarSendPolicy> rar_pending_send();  // seed 000 (rar_optimized.cpp)
+// seed 000 without its do/while loop-back: a target whose wait gave up (its rar_pending read -1
+// while the byte was PENDING) is never claimed again. Only for the checker's mutant
+// rar-optimized-noloop (src/check/mutants.cpp).
+std::unique_ptr<RarSendPolicy> rar_pending_send_noloop();
 std::unique_ptr<RarPlacement> cpu_number_placement();
 // For a placement of one's own: RarVariant{rar_pending_send, make_placement<MyPlacement>}.
 template <class P>

@@ -134,7 +134,7 @@ sim::Task<> Smp::send_call_function_single_ipi(Cpu& self, CpuId cpu) {
 
 sim::Task<> Smp::__smp_call_single_queue(Cpu& self, CpuId cpu, Csd& csd) {
     const bool was_empty = co_await llist_add(self, cpu, csd);
-    if (was_empty) {
+    if (was_empty && !llist_no_empty_check_) {
         co_await send_call_function_single_ipi(self, cpu);
     } else {
         ++stats_.queued_behind;
@@ -233,7 +233,7 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
             co_await mem_.store(me, *csd.func, 1);
             enqueued = true;
             const bool was_empty = co_await llist_add(self, cpu, csd);
-            if (was_empty) {
+            if (was_empty && !llist_no_empty_check_) {
                 pc.cfd_cpumask_ipi.set(cpu);
                 ++nr_cpus;
                 last_cpu = cpu;

@@ -58,6 +58,10 @@ public:
     void set_call_any_policy(CallAnyPolicy p) { any_policy_ = p; }
     // v6.17 "smp: Wait only if work was enqueued".
     void set_wait_only_if_enqueued(bool on) { wait_only_if_enqueued_ = on; }
+    // A deliberate bug for the checker's mutant llist-no-empty-check (src/check/mutants.cpp)
+    // and nothing else: a push that finds the queue empty sends no IPI, so the queued CSD is
+    // run only if something else drains the queue (a lost wake-up).
+    void set_llist_no_empty_check(bool on) { llist_no_empty_check_ = on; }
     void set_cpu_online(hw::CpuId cpu, bool online);
     [[nodiscard]] const hw::CpuMask& cpu_online_mask() const { return online_; }
 
@@ -123,6 +127,7 @@ private:
     hw::CpuMask online_;
     CallAnyPolicy any_policy_ = CallAnyPolicy::same_node;
     bool wait_only_if_enqueued_ = false;
+    bool llist_no_empty_check_ = false;
     SmpStats stats_;
 };
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "hw/check_hooks.h"
 #include "kernel/sched/spinlock.h"
 
 namespace ipisim::kernel {
@@ -52,6 +53,19 @@ GlobalAsids::GlobalAsids(hw::Memory& mem, ResetFlush reset_flush, uint32_t nr_dy
     }
 }
 
+void GlobalAsids::set_max_asid_available(uint32_t max) {
+    if (stats_.allocations != 0 || stats_.resets != 0) {
+        throw std::logic_error("GlobalAsids: MAX_ASID_AVAILABLE changed after an allocation");
+    }
+    if (max <= nr_dyn_ + 1 || max > max_) {
+        throw std::logic_error(
+            fmt::format("GlobalAsids: MAX_ASID_AVAILABLE {} with {} dynamic ASIDs, at most {}", max, nr_dyn_, max_));
+    }
+    max_ = max;
+    last_->poke(max_);                     // the first allocation resets
+    available_->poke(max_ - nr_dyn_ - 1);  // MAX - TLB_NR_DYN_ASIDS - 1
+}
+
 sim::Task<> GlobalAsids::lock_irqsave(hw::Cpu& cpu, bool& irqs_were_on) {
     irqs_were_on = !cpu.irqs_disabled();
     if (irqs_were_on) cpu.local_irq_disable();
@@ -77,6 +91,7 @@ sim::Task<uint64_t> GlobalAsids::find_next_zero_bit(hw::Cpu& cpu, uint64_t from)
 
 sim::Task<> GlobalAsids::reset_global_asid_space(hw::Cpu& cpu) {
     ++stats_.resets;
+    IPISIM_CHECK_HOOK(global_asid_reset_begin(cpu.id()));
     co_await reset_flush_(cpu);
     // bitmap_andnot(used, used, freed); bitmap_clear(freed): freed ASIDs are reusable now.
     for (size_t w = 0; w < used_.size(); ++w) {
@@ -86,6 +101,7 @@ sim::Task<> GlobalAsids::reset_global_asid_space(hw::Cpu& cpu) {
         co_await mem_.store(cpu.id(), *freed_[w], 0);
     }
     co_await mem_.store(cpu.id(), *last_, nr_dyn_);  // restart from the start of the space
+    IPISIM_CHECK_HOOK(global_asid_reset_end(cpu.id()));
 }
 
 sim::Task<uint64_t> GlobalAsids::allocate_global_asid(hw::Cpu& cpu) {
@@ -125,6 +141,7 @@ sim::Task<> GlobalAsids::use_global_asid(hw::Cpu& cpu, mm::MmStruct& mm) {
             // it sees global_asid.
             co_await mem_.store(cpu.id(), *mm.asid_transition, 1);
             co_await mem_.store(cpu.id(), *mm.global_asid, asid);  // smp_store_release
+            IPISIM_CHECK_HOOK(global_asid_assigned(cpu.id(), asid));
         }
     }
     co_await unlock_irqrestore(cpu, irqs_were_on);
@@ -139,6 +156,7 @@ sim::Task<> GlobalAsids::mm_free_global_asid(hw::Cpu& cpu, mm::MmStruct& mm) {
     // The global ASID can be reused only after the flush at wrap-around.
     co_await mem_.set_bit(cpu.id(), *freed_[asid / 64], static_cast<unsigned>(asid % 64));
     co_await mem_.store(cpu.id(), *mm.global_asid, 0);
+    IPISIM_CHECK_HOOK(global_asid_freed(cpu.id(), asid));
     const uint64_t available = co_await mem_.load(cpu.id(), *available_);
     co_await mem_.store(cpu.id(), *available_, available + 1);
     ++stats_.frees;

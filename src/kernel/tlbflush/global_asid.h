@@ -62,6 +62,10 @@ public:
     sim::Task<> mm_free_global_asid(hw::Cpu& cpu, mm::MmStruct& mm);
 
     [[nodiscard]] uint32_t max_asid_available() const { return max_; }
+    // Before the first allocation: a smaller MAX_ASID_AVAILABLE (above nr_dyn_asids + 1, at most
+    // the constructor's), so that the space wraps within a short run (the checker's small
+    // scope, docs/checker.md). std::logic_error after an allocation or out of range.
+    void set_max_asid_available(uint32_t max);
     [[nodiscard]] uint64_t last_global_asid() const { return last_->peek(); }
     [[nodiscard]] uint64_t global_asid_available() const { return available_->peek(); }
     [[nodiscard]] bool used(uint32_t asid) const { return (used_[asid / 64]->peek() >> (asid % 64) & 1) != 0; }

@@ -46,6 +46,10 @@ sim::Task<> InvlpgbFlush::broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbI
     }
     co_await finish_asid_transition(self, info);
     // Wait for the INVLPGBs kicked off above to finish.
+    co_await __tlbsync(self);
+}
+
+sim::Task<> InvlpgbFlush::__tlbsync(hw::Cpu& self) {
     co_await invlpgb_->tlbsync(self);
 }
 

@@ -37,6 +37,12 @@ public:
     void attach(mm::Mm& mm) override;
     sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) override;
 
+protected:
+    // __tlbsync(): wait for this CPU's INVLPGBs to complete system-wide (the checker's mutant
+    // invlpgb-no-tlbsync overrides it with nothing).
+    virtual sim::Task<> __tlbsync(hw::Cpu& self);
+    [[nodiscard]] hw::Invlpgb& invlpgb() const { return *invlpgb_; }
+
 private:
     hw::Invlpgb* invlpgb_ = nullptr;
 };

@@ -1,6 +1,7 @@
 // The RAR flush protocols (arch/x86/mm/tlb.c with the RAR RFC): see rar_flush.h.
 #include "kernel/tlbflush/rar_flush.h"
 
+#include "hw/check_hooks.h"
 #include "kernel/mm/mm.h"
 #include "kernel/rar/rar_tlb_flush.h"
 #include "sim/registry.h"
@@ -36,6 +37,7 @@ sim::Task<> RarFlush::flush_tlb_all(hw::Cpu& self) {
     // held and IRQs off; see rar_flush.h for why not on_each_cpu(do_flush_tlb_all).
     ++stats_.flush_tlb_all;
     co_await rar_->smp_call_rar_many(self, mm().smp().cpu_online_mask(), 0, 0, RAR_TLB_FLUSH_ALL);
+    IPISIM_CHECK_HOOK(tlb_flushed_all(self.id()));
 }
 
 sim::Task<> RarFlush::broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info) {
