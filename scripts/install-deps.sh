@@ -10,6 +10,7 @@ PKGS=(
   gnuplot-nox  # plots (report/plot.h, ipisim plot)
   chromium     # the HTML report's rendering test (tests/report/html_report_test.cpp)
   parallel     # GNU parallel: the shard/merge test (tests/cli/shard_merge.cmake)
+  python3      # the reliability corpus (tests/reliability) and the fuzz mutants (tests/fuzz/mutate.py)
 )
 missing=()
 for p in "${PKGS[@]}"; do

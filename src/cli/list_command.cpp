@@ -8,12 +8,27 @@
 #include <map>
 #include <vector>
 
+#include "config/error.h"
 #include "report/text_table.h"
 #include "sim/registry.h"
 
 namespace ipisim::cli {
 
 namespace {
+
+// A data directory the listing shows must exist: else "DIR: FLAG: no such directory" (or "not a
+// directory", "cannot be read: ..."), exit 2, instead of an empty listing.
+void check_data_dir(const std::string& dir, const std::string& flag) {
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(dir, ec);
+    if (std::filesystem::is_directory(st)) return;
+    if (st.type() == std::filesystem::file_type::not_found)
+        throw config::ConfigError(dir, 0, flag, "no such directory");
+    if (st.type() == std::filesystem::file_type::none) {
+        throw config::ConfigError(dir, 0, flag, "cannot be read: " + ec.message());
+    }
+    throw config::ConfigError(dir, 0, flag, "not a directory");
+}
 
 std::vector<std::filesystem::path> toml_files(const std::string& dir) {
     std::vector<std::filesystem::path> out;
@@ -87,6 +102,8 @@ std::string components_section() {
 }  // namespace
 
 std::string render_list(const DataDirs& dirs) {
+    check_data_dir(dirs.machines, "--machines");
+    check_data_dir(dirs.experiments, "--experiments");
     return files_section("machines", dirs.machines, {"name", "machine.name"}, {"description", "machine.description"}) +
            "\n" + files_section("experiments", dirs.experiments, {"experiment.name"}, {"experiment.description"}) +
            "\n" + components_section();

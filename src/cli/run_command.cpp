@@ -38,9 +38,10 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
     check_output_args(args.output);
     std::vector<std::string> overrides = args.overrides;
     if (args.seed) {
+        // CLI11 reads "-1" into the uint64_t as 2^64 - 1: the message states both ends.
         if (*args.seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
             throw config::ConfigError("--seed", 0, "experiment.seed",
-                                      fmt::format("must be at most {}", std::numeric_limits<int64_t>::max()));
+                                      fmt::format("must be 0 to {}", std::numeric_limits<int64_t>::max()));
         }
         overrides.push_back(fmt::format("experiment.seed={}", *args.seed));
     }

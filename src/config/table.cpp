@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "config/file_problem.h"
 #include "config/units.h"
 
 namespace ipisim::config {
@@ -140,7 +142,11 @@ T Table::convert(std::string_view key, const toml::node& n) const {
         if (auto v = n.value_exact<std::string>()) return *v;
         fail(key, fmt::format("expected a string, got {}", type_name(n)));
     } else if constexpr (std::is_same_v<T, double>) {
-        if (auto v = n.value_exact<double>()) return *v;
+        if (auto v = n.value_exact<double>()) {
+            // No configuration number is meant to be NaN or infinite (range checks let NaN through).
+            if (!std::isfinite(*v)) fail(key, fmt::format("must be a finite number, got {}", *v));
+            return *v;
+        }
         if (auto v = n.value_exact<int64_t>()) return static_cast<double>(*v);
         fail(key, fmt::format("expected a number, got {}", type_name(n)));
     } else {
@@ -310,9 +316,8 @@ void Table::finish() const {
 }
 
 std::string Document::read_text(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        throw ConfigError(path, 0, "(file)", std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+    if (const std::string problem = file_problem(path); !problem.empty()) {
+        throw ConfigError(path, 0, "(file)", problem);
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ConfigError(path, 0, "(file)", "cannot open file");
@@ -349,13 +354,29 @@ Table Document::root() const {
 
 namespace {
 
+// A value that only a TOML value can be (an array, table, quoted string or bare integer): a
+// failed parse of it is reported as it is, not retried as a string ("got a string" would mislead).
+bool looks_like_toml(const std::string& value) {
+    if (value.empty()) return false;
+    if (value.front() == '[' || value.front() == '{' || value.front() == '"' || value.front() == '\'') return true;
+    const size_t digits = value.front() == '+' || value.front() == '-' ? 1 : 0;
+    return value.size() > digits && std::all_of(value.begin() + static_cast<std::ptrdiff_t>(digits), value.end(),
+                                                [](char c) { return (c >= '0' && c <= '9') || c == '_'; });
+}
+
 // Parses an override's value as TOML; a bare word that does not parse becomes a string. The
 // value's source is kOverrideSource, so later errors about it name "--set", not a file line.
+// The value is one TOML value on one line: a newline would let it add other keys.
 toml::table parse_override_value(const std::string& key, const std::string& value) {
     const std::string source(kOverrideSource);
+    if (value.find_first_of("\r\n") != std::string::npos) {
+        throw ConfigError(source, 0, key, "the value must be on one line");
+    }
     try {
-        return toml::parse("v = " + value, source);
-    } catch (const toml::parse_error&) {
+        toml::table parsed = toml::parse("v = " + value, source);
+        if (parsed.size() == 1) return parsed;
+    } catch (const toml::parse_error& e) {
+        if (looks_like_toml(value)) throw ConfigError(source, 0, key, std::string(e.description()));
     }
     try {
         return toml::parse("v = \"" + value + "\"", source);

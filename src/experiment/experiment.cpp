@@ -7,6 +7,7 @@
 
 #include "config/toml_json.h"
 #include "kernel/kernel_config.h"
+#include "report/published_value.h"
 #include "sim/registry.h"
 
 namespace ipisim::experiment {
@@ -58,6 +59,10 @@ std::string override_key(const std::string& assignment) {
 }
 
 constexpr std::string_view kMachinePrefix = "machine.";
+
+// A sanity bound on the points of one sweep: far above any experiment's (tens of points), far
+// below what makes the point list itself a problem (a typo of a few zeros).
+constexpr size_t kMaxSweepPoints = 1'000'000;
 
 // Everything load_experiment reads, section by section.
 class Loader {
@@ -180,6 +185,11 @@ private:
             if (__builtin_mul_overflow(points, key.values->size(), &points)) {
                 sweep.fail_at(*key.values, key.path, "the sweep has more than 2^64 points");
             }
+            if (points > kMaxSweepPoints) {
+                sweep.fail_at(*key.values, key.path,
+                              fmt::format("the sweep has {} points, more than the {} one experiment may have", points,
+                                          kMaxSweepPoints));
+            }
             e_.sweep.push_back(std::move(key));
         }
     }
@@ -216,6 +226,39 @@ private:
         }
         t.mark_used(key);
         out[name] = config::to_json(v);
+        check_published_value_exists(t, key, name, like);
+    }
+
+    // True when a --set override changes what the rows have for `name` (its value or sweep).
+    bool overridden(const std::string& name) const {
+        for (const std::string& o : doc_overrides_) {
+            const std::string key = override_key(o);
+            if (key == name || key == "params." + name || key == "sweep." + name) return true;
+        }
+        return false;
+    }
+
+    // A published value no point has (neither the key's value nor one of its sweep values) is
+    // never compared: an error at the row, unless --set changed that key. The sweep is a full
+    // grid, so a row whose every value some point has matches a point.
+    void check_published_value_exists(config::Table& t, const std::string& key, const std::string& name,
+                                      const toml::node* base) const {
+        if (overridden(name)) return;
+        std::vector<nlohmann::ordered_json> values;
+        for (const SweepKey& s : e_.sweep) {
+            if (s.name != name) continue;
+            for (const toml::node& n : *s.values) values.push_back(config::to_json(n));
+        }
+        if (values.empty() && base != nullptr) values.push_back(config::to_json(*base));
+        if (values.empty()) return;  // a kernel default the file does not set: not known here
+        const nlohmann::ordered_json v = config::to_json(*t.raw(key));
+        for (const nlohmann::ordered_json& x : values) {
+            if (report::same_published_value(v, x)) return;
+        }
+        std::vector<std::string> texts;
+        for (const nlohmann::ordered_json& x : values) texts.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+        t.fail(key, fmt::format("no point has {} = {}, so the row is never compared (the points have: {})", name,
+                                v.is_string() ? v.get<std::string>() : v.dump(), listed(texts)));
     }
 
     report::PublishedRow read_published_row(config::Table row) const {
@@ -233,7 +276,7 @@ private:
         config::Table m = row.table("metrics");
         const std::vector<std::string> metrics = keys_of(e_.workload.metrics);
         for (const std::string& key : m.keys()) {
-            m.get<double>(key);
+            m.get<double>(key);  // a number, finite
             if (!contains(metrics, key)) {
                 m.fail(key, fmt::format("workload {} reports no metric \"{}\" (it reports: {})", workload(), key,
                                         listed(metrics)));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "config/file_problem.h"
 #include "config/suggest.h"
 
 namespace ipisim::experiment {
@@ -29,10 +30,9 @@ std::vector<std::string> machine_names(const std::string& machines_dir) {
 config::Document machine_file(const Experiment& e, const std::string& machines_dir) {
     const std::string& name = *e.table.machine;
     const std::filesystem::path file = std::filesystem::path(machines_dir) / (name + ".toml");
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec)) {
+    if (const std::string why = config::file_problem(file.string()); !why.empty()) {
         const std::vector<std::string> known = machine_names(machines_dir);
-        std::string problem = fmt::format("no machine \"{}\" ({} does not exist)", name, file.string());
+        std::string problem = fmt::format("no machine \"{}\" ({}: {})", name, file.string(), why);
         problem += config::did_you_mean(name, known);
         if (!known.empty()) problem += fmt::format("; available: {}", fmt::join(known, ", "));
         throw config::ConfigError(e.machine_file, e.machine_line, "experiment.machine", problem);

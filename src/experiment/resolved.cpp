@@ -6,6 +6,7 @@
 #include "config/writer.h"
 #include "experiment/runner.h"
 #include "hw/machine.h"
+#include "report/published.h"
 #include "report/results.h"
 
 namespace ipisim::experiment {
@@ -20,6 +21,32 @@ std::vector<std::string> keys_of(const config::SchemaInfo& info) {
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// [published] as this run compares it: the rows that match one of its points. A row --set made
+// unmatched (another sweep, mode) is left out, and without any row the setup is too: the rerun
+// of config.toml, which has the overrides baked in, must not find a row no point has (an error).
+toml::table published_of_run(const PreparedExperiment& prepared, const toml::table& published) {
+    const report::Published& p = prepared.experiment.published;
+    const toml::array* rows = published.get_as<toml::array>("rows");
+    if (rows == nullptr || rows->size() != p.rows.size()) return published;  // (they are the same rows)
+    toml::table out = published;
+    toml::array kept;
+    for (size_t r = 0; r < p.rows.size(); ++r) {
+        const bool matched = std::any_of(prepared.points.begin(), prepared.points.end(), [&](const PreparedPoint& pt) {
+            report::ResultRow row;
+            row.params = pt.row_params;
+            return report::matches(p.rows[r], row);
+        });
+        if (matched && rows->get(r)->is_table()) kept.push_back(*rows->get(r)->as_table());
+    }
+    if (kept.empty()) {
+        out.erase("rows");
+        out.erase("setup");  // what the rows were measured with; none of them is left
+    } else {
+        out.insert_or_assign("rows", std::move(kept));
+    }
+    return out;
 }
 
 // One resolved section: keys the file gives (or sweeps) with the file's value; the others with
@@ -93,10 +120,11 @@ std::string resolved_toml(const PreparedExperiment& prepared) {
     sections.push_back(
         config::section_text("params", resolved_section(declared, given, prepared.base_params, params), declared));
     if (!e.sweep.empty()) sections.push_back(sweep_text(e));
-    for (const char* name : {"published", "report"}) {
-        if (const toml::table* t = e.document.tree().get_as<toml::table>(name)) {
-            sections.push_back(config::section_text(name, *t));
-        }
+    if (const toml::table* t = e.document.tree().get_as<toml::table>("published")) {
+        sections.push_back(config::section_text("published", published_of_run(prepared, *t)));
+    }
+    if (const toml::table* t = e.document.tree().get_as<toml::table>("report")) {
+        sections.push_back(config::section_text("report", *t));
     }
     if (prepared.machine) sections.push_back(machine_text(*prepared.machine));
 

@@ -1,5 +1,7 @@
 #include "report/published.h"
 
+#include "report/published_value.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,6 +15,16 @@ namespace ipisim::report {
 namespace {
 
 bool same_value(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
+    return same_published_value(a, b);
+}
+
+std::string value_text(const nlohmann::ordered_json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+bool same_published_value(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
     if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
     if (a.is_string() && b.is_string()) {
         std::string why;
@@ -22,12 +34,6 @@ bool same_value(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b
     }
     return a == b;
 }
-
-std::string value_text(const nlohmann::ordered_json& v) {
-    return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
-}  // namespace
 
 bool matches(const PublishedRow& published, const ResultRow& row) {
     for (const auto& [key, value] : published.params.items()) {

@@ -29,6 +29,7 @@
 #include "kernel/aperfmperf/msleep.h"
 #include "sim/registry.h"
 #include "sim/rng.h"
+#include "workload/bounds.h"
 #include "workload/workload.h"
 
 namespace ipisim::workload {
@@ -101,8 +102,10 @@ public:
                 .param("idle_state", &Params::idle_state, "the idle state of the other CPUs (a machine [[idle]] name)")
                 .param("opens", &Params::opens, "opens of /proc/cpuinfo")
                 .at_least(1)
+                .at_most(kMaxCount)
                 .param("gap", &Params::gap, "msleep before each open")
                 .at_least(1e9)
+                .at_most(kMaxSimulatedPicos)
                 .param("read", &Params::read, "read the file after each open (show_cpuinfo for every CPU)")
                 .def(true)
                 .param("opener_cpu", &Params::opener_cpu, "the CPU that opens and reads")

@@ -16,6 +16,7 @@
 #include "kernel/costs.h"
 #include "kernel/resctrl/resctrl.h"
 #include "sim/registry.h"
+#include "workload/bounds.h"
 #include "workload/workload.h"
 
 namespace ipisim::workload {
@@ -54,8 +55,10 @@ public:
             config::Schema<Params>("workload.fastcat", "seed 001's fastcat: resctrl MBM counter reads")
                 .param("groups", &Params::groups, "monitoring groups; two counter files (local, total) each")
                 .at_least(1)
+                .at_most(kMaxCount)
                 .param("iterations", &Params::iterations, "rounds over every group, each followed by a sleep")
                 .at_least(1)
+                .at_most(kMaxCount)
                 .choice(
                     "domain", &Params::domain,
                     {{"local", Domain::local}, {"remote", Domain::remote}, {"remote_socket", Domain::remote_socket}},

@@ -12,6 +12,7 @@
 
 #include "kernel/costs.h"
 #include "sim/registry.h"
+#include "workload/bounds.h"
 #include "workload/workload.h"
 
 namespace ipisim::workload {
@@ -60,6 +61,7 @@ public:
         static const auto s = config::Schema<Params>("workload.ipi_latency", "seed 002's ipi_latency module")
                                   .param("rounds", &Params::rounds, "rounds over every CPU")
                                   .at_least(1)
+                                  .at_most(kMaxCount)
                                   .param("sender", &Params::sender, "the CPU the module runs on (taskset -c)")
                                   .at_least(0);
         return s;

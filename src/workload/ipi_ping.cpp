@@ -8,6 +8,7 @@
 #include "sim/registry.h"
 #include "sim/rng.h"
 #include "sim/signal.h"
+#include "workload/bounds.h"
 #include "workload/workload.h"
 
 namespace ipisim::workload {
@@ -101,6 +102,7 @@ public:
                 .at_most(65536)
                 .param("duration", &IpiPingParams::duration, "simulated time to run")
                 .at_least(1)
+                .at_most(kMaxSimulatedPicos)
                 .param("delay_min", &IpiPingParams::delay_min, "compute between sends, uniform in [min, max]")
                 .at_least(1)
                 .param("delay_max", &IpiPingParams::delay_max, "compute between sends, uniform in [min, max]")

@@ -21,6 +21,7 @@
 #include "kernel/mm/mm_costs.h"
 #include "sim/registry.h"
 #include "sim/rng.h"
+#include "workload/bounds.h"
 #include "workload/workload.h"
 
 namespace ipisim::workload {
@@ -99,7 +100,9 @@ public:
                         "the tasks share one mm (tlb_flush2_threads) or have one each (tlb_flush2_processes)")
                 .def(Mode::threads)
                 .param("warmup", &Params::warmup, "simulated time before the measurement window")
+                .at_most(kMaxSimulatedPicos)
                 .param("measure", &Params::measure, "length of the measurement window")
+                .at_most(kMaxSimulatedPicos)
                 .check([](const Params& p) { return p.measure == sim::Picos::zero() ? "must be positive" : ""; });
         return s;
     }

@@ -34,4 +34,5 @@ expect_rejection("--set: params.duration: a duration needs a unit (ps, ns, us, m
 expect_rejection("--set: params.cpus: expected an integer like the value it replaces, got a string"
                  ${good} --set params.cpus=four)
 # --seed beyond the int64 range the file's experiment.seed has.
-expect_rejection("--seed: experiment.seed: must be at most 9223372036854775807" ${good} --seed 9223372036854775808)
+expect_rejection("--seed: experiment.seed: must be 0 to 9223372036854775807" ${good} --seed 9223372036854775808)
+expect_rejection("--seed: experiment.seed: must be 0 to 9223372036854775807" ${good} --seed -1)

@@ -24,9 +24,11 @@ expect_in("${out}" "machines (${WORK}/home/machines):" "toy     a toy machine" "
           "experiments (${WORK}/home/experiments):" "demo  demo  a demo" "components:" "workload" "intc" "x2apic_phys"
           "ipi_ping")
 
-execute_process(COMMAND ${IPISIM} list --machines ${WORK}/home/machines --experiments ${WORK}/nowhere
+file(MAKE_DIRECTORY ${WORK}/empty)
+execute_process(COMMAND ${IPISIM} list --machines ${WORK}/home/machines --experiments ${WORK}/empty
                 OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "list with --machines/--experiments exited ${rc}")
 endif()
-expect_in("${out}" "toy" "experiments (${WORK}/nowhere):\n  (none)")
+expect_in("${out}" "toy" "experiments (${WORK}/empty):\n  (none)")
+# A folder that does not exist is an error, not an empty listing (tests/cli/flag_values.cmake).

@@ -56,6 +56,30 @@ TEST(Override, a_value_of_another_type_is_rejected) {
               "--set: params.delay: expected a string like the value it replaces, got an integer");
 }
 
+// Regression (reliability review S11): "params.cpus=1\n[experiment]\nx=1" parsed the extra
+// lines as TOML and dropped them silently.
+TEST(Override, a_value_with_a_newline_is_rejected_instead_of_adding_other_keys) {
+    Document doc = sample();
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus=1\n[experiment]\nx=1"); }),
+              "--set: params.cpus: the value must be on one line");
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.name=a\rb"); }),
+              "--set: params.name: the value must be on one line");
+}
+
+// Regression (reliability review S07, S12): a broken array or an integer beyond 64 bits fell back
+// to a string, and the message said "got a string".
+TEST(Override, a_value_that_can_only_be_toml_reports_its_toml_error) {
+    Document doc = sample();
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus=[1,2"); }),
+              "--set: params.cpus: Error while parsing array: encountered end-of-file");
+    EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus=99999999999999999999"); }),
+              "--set: params.cpus: Error while parsing decimal integer: '99999999999999999999' is not "
+              "representable in 64 bits");
+    // A duration with its unit is not TOML, and still reads as the string it replaces.
+    doc.apply_override("params.delay=5 us");
+    EXPECT_EQ(doc.root().table("params").duration("delay"), 5_us);
+}
+
 TEST(Override, an_assignment_without_equals_is_rejected) {
     Document doc = sample();
     EXPECT_EQ(error_of([&] { doc.apply_override("params.cpus"); }), "--set: params.cpus: expected key=value");

@@ -1,6 +1,8 @@
 // A config::Table reads strictly: every mistake is a ConfigError naming FILE:LINE and the key.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "config/table.h"
 
 namespace ipisim::config {
@@ -42,6 +44,34 @@ TEST(Table, values_of_the_right_type_and_unit_are_read) {
     EXPECT_EQ(costs.duration_array("lats"), (std::vector<sim::Picos>{1_ns, 2_us}));
     EXPECT_EQ(costs.duration_or("absent", 7_ns), 7_ns);
     EXPECT_FALSE(costs.get_optional<int>("absent").has_value());
+}
+
+// Regression (reliability review: published metric = nan, report.scale = nan): a NaN passes every
+// range check written as `x < min || x > max`, so no number read from a file may be non-finite.
+TEST(Table, a_nan_or_infinite_number_is_an_error_at_its_key) {
+    Document doc = Document::parse("a = nan\nb = -inf\nc = +inf\nd = 1.5\n", "n.toml");
+    Table root = doc.root();
+    EXPECT_EQ(error_of([&] { root.get<double>("a"); }), "n.toml:1: a: must be a finite number, got nan");
+    EXPECT_EQ(error_of([&] { root.get<double>("b"); }), "n.toml:2: b: must be a finite number, got -inf");
+    EXPECT_EQ(error_of([&] { root.get_or<double>("c", 0.0); }), "n.toml:3: c: must be a finite number, got inf");
+    EXPECT_DOUBLE_EQ(root.get<double>("d"), 1.5);
+}
+
+// Regression (reliability review E68): a symlink loop was reported as "no such file".
+TEST(Table, a_file_that_cannot_be_read_says_why) {
+    const auto dir = std::filesystem::temp_directory_path() / "ipisim_table_test_files";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "folder.toml");
+    std::filesystem::create_symlink("loop.toml", dir / "loop.toml");
+    std::filesystem::create_symlink("missing.toml", dir / "dangling.toml");
+    const std::string d = dir.string();
+    EXPECT_EQ(error_of([&] { Document::load(d + "/loop.toml"); }),
+              d + "/loop.toml: (file): cannot be read: Too many levels of symbolic links");
+    EXPECT_EQ(error_of([&] { Document::load(d + "/dangling.toml"); }),
+              d + "/dangling.toml: (file): a symbolic link to a missing file");
+    EXPECT_EQ(error_of([&] { Document::load(d + "/folder.toml"); }), d + "/folder.toml: (file): not a regular file");
+    EXPECT_EQ(error_of([&] { Document::load(d + "/absent.toml"); }), d + "/absent.toml: (file): no such file");
+    std::filesystem::remove_all(dir);
 }
 
 TEST(Table, an_unknown_key_names_its_file_and_line) {

@@ -165,9 +165,9 @@ TEST(Checks, a_sweep_of_more_than_2_to_the_64_points_is_an_error_not_zero_points
                             "kernel.arch_freq_prepare_all", "kernel.resctrl_dispatch"}) {
         text += std::string(key) + " = " + values + "\n";
     }
-    // 41^11 < 2^64 < 41^12: the twelfth key overflows.
+    // 41^4 is past the bound of 10^6 points (41^11 < 2^64 < 41^12: the twelfth key would overflow).
     EXPECT_EQ(run_text("overflow", text).error,
-              "FILE:17: sweep.kernel.resctrl_dispatch: the sweep has more than 2^64 points");
+              "FILE:9: sweep.measure: the sweep has 2825761 points, more than the 1000000 one experiment may have");
 }
 
 }  // namespace

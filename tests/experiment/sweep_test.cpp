@@ -1,6 +1,7 @@
 // [sweep] sweeps [params] keys (bare) and [kernel] keys (kernel.X); rows, published rows and
 // the seed's table name them the same way; each point's values are views of the one parsed
 // document, so their mistakes name the [sweep] value at its line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -92,7 +93,10 @@ TEST(Sweep, the_version_is_read_per_point_and_gates_the_defaults) {
 }
 
 TEST(Sweep, a_bad_kernel_value_in_a_sweep_names_the_sweep_value_and_its_line) {
-    const std::string text = replaced(kIpiLatency, "\"dsb_ishst\"]", "\"dsb_sy\"]");
+    // The published row names the replaced value too: it would be a second mistake, reported at
+    // load, before the points' values are checked.
+    const std::string text = replaced(replaced(kIpiLatency, "\"dsb_ishst\"]", "\"dsb_sy\"]"),
+                                      "kernel.gic_barrier = \"dsb_ishst\"", "kernel.gic_barrier = \"wmb\"");
     const std::string file = write("bad_kernel", text);
     try {
         prepare_experiment(load_experiment(file, {}), kMachines);
@@ -101,6 +105,32 @@ TEST(Sweep, a_bad_kernel_value_in_a_sweep_names_the_sweep_value_and_its_line) {
         EXPECT_EQ(std::string(e.what()),
                   file + ":14: sweep.kernel.gic_barrier[1]: must be one of \"wmb\", \"dsb_ishst\", got \"dsb_sy\"");
     }
+}
+
+// Regression (reliability review E45): a sweep of 2 x 65536 values (2^32 points) was accepted and
+// the run never got past building its points; more than a million points is an error at the key
+// whose values cross the bound.
+TEST(Sweep, a_sweep_of_more_than_a_million_points_is_an_error_at_the_key_that_crosses_it) {
+    std::string cpus;
+    std::string delays;
+    for (int i = 1; i <= 1000; ++i) cpus += (i > 1 ? ", " : "") + std::to_string(i);
+    for (int i = 1; i <= 1001; ++i) delays += fmt::format("{}\"{} ns\"", i > 1 ? ", " : "", i);
+    const std::string text =
+        "[experiment]\nname = \"big\"\nworkload = \"test_echo\"\n[params]\ncpus = 1\n"
+        "delay = \"1 ns\"\n[sweep]\ncpus = [" +
+        cpus + "]\ndelay = [" + delays + "]\n";
+    const std::string file = write("million", text);
+    try {
+        load_experiment(file, {});
+        FAIL() << "accepted";
+    } catch (const config::ConfigError& e) {
+        EXPECT_EQ(
+            std::string(e.what()),
+            file + ":9: sweep.delay: the sweep has 1001000 points, more than the 1000000 one experiment may have");
+    }
+    // Exactly a million is allowed.
+    const std::string at_bound = replaced(text, ", \"1001 ns\"]", "]");
+    EXPECT_EQ(load_experiment(write("million_ok", at_bound), {}).points(), 1'000'000U);
 }
 
 TEST(Sweep, a_sweep_of_an_unknown_kernel_key_is_an_error) {

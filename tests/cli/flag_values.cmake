@@ -1,0 +1,40 @@
+# Regressions of the reliability review (issue 12): flag values that used to be taken silently.
+# `--out ''` wrote into results/<name> of the working directory, `--seed ''` ran seed 0,
+# `list --machines /nonexistent` listed "(none)" and exited 0, and a --set value with a newline
+# added other TOML keys that were then dropped. Each is now a usage or configuration error, exit 2,
+# naming the flag (and the folder), before anything runs.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+set(good ${SRC}/tests/data/good_configs/ipi_ping_tiny.toml)
+
+# ipisim with the arguments of `args`, a shell word list (CMake lists drop empty arguments).
+function(expect_error first_line args)
+  execute_process(COMMAND sh -c "exec \"$0\" ${args}" ${IPISIM} OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  RESULT_VARIABLE rc WORKING_DIRECTORY ${WORK})
+  string(REGEX REPLACE "\n.*" "" first "${err}")
+  if(NOT rc EQUAL 2 OR NOT first STREQUAL "${first_line}" OR NOT out STREQUAL "")
+    message(FATAL_ERROR "ipisim ${args}: exit ${rc}\nexpected first stderr line: ${first_line}\n"
+                        "stderr: ${err}\nstdout: ${out}")
+  endif()
+endfunction()
+
+expect_error("--out: must not be empty" "run '${good}' --out ''")
+expect_error("--seed: must not be empty" "run '${good}' --seed '' --out '${WORK}/o'")
+expect_error("--out: must not be empty" "reproduce --out '' --only seed002_gic_barrier")
+expect_error("--out: must not be empty" "merge '${WORK}' --out ''")
+expect_error("--output: must not be empty" "machine import '${SRC}/tests/data/hwloc/two_packages.xml' -o ''")
+expect_error("--machines: must not be empty" "--machines '' run '${good}' --out '${WORK}/o'")
+if(EXISTS ${WORK}/results OR EXISTS ${WORK}/o)
+  message(FATAL_ERROR "a rejected run created an output folder")
+endif()
+
+expect_error("${WORK}/nowhere: --machines: no such directory" "--machines '${WORK}/nowhere' list")
+expect_error("${WORK}/nowhere: --experiments: no such directory" "--experiments '${WORK}/nowhere' list")
+file(WRITE ${WORK}/a_file "x\n")
+expect_error("${WORK}/a_file: --machines: not a directory" "--machines '${WORK}/a_file' list")
+file(CREATE_LINK loop ${WORK}/loop SYMBOLIC)
+expect_error("${WORK}/loop: --machines: cannot be read: Too many levels of symbolic links"
+             "--machines '${WORK}/loop' list")
+
+expect_error("--set: params.cpus: the value must be on one line"
+             "run '${good}' --out '${WORK}/o' --set 'params.cpus=2\n[experiment]\nx = 1'")
