@@ -12,6 +12,7 @@
 #include "check/explore.h"
 #include "check/mutants.h"
 #include "config/error.h"
+#include "config/suggest.h"
 #include "hw/machine.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
 #include "sim/registry.h"
@@ -90,8 +91,10 @@ int check_command(const CheckArgs& given, const DataDirs& dirs) {
     if (!args.replay.empty()) read_replay(args.replay, args, spec);
     if (args.protocol.empty()) return bad_input("ipisim check: --protocol: required (or --replay FILE)");
     if (!sim::Registry<kernel::TlbFlushProtocol>::instance().contains(args.protocol)) {
-        return bad_input(fmt::format("ipisim check: --protocol: unknown flush protocol \"{}\"; registered: {}",
-                                     args.protocol, kernel::tlb_flush_protocol_names()));
+        const auto known = sim::Registry<kernel::TlbFlushProtocol>::instance().name_list();
+        return bad_input(fmt::format("ipisim check: --protocol: unknown flush protocol \"{}\"{}; registered: {}",
+                                     args.protocol, config::did_you_mean(args.protocol, known),
+                                     kernel::tlb_flush_protocol_names()));
     }
     if (args.seeds == 0) return bad_input("ipisim check: --seeds: must be at least 1");
     if (args.ops == 0) return bad_input("ipisim check: --ops: must be at least 1");

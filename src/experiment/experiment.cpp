@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "config/names.h"
 #include "config/toml_json.h"
 #include "kernel/kernel_config.h"
 #include "sim/registry.h"
@@ -12,6 +13,9 @@
 namespace ipisim::experiment {
 
 namespace {
+
+using config::contains;
+using config::listed;
 
 bool is_simple_name(const std::string& s) {
     if (s.empty() || s.front() == '.') return false;
@@ -21,16 +25,6 @@ bool is_simple_name(const std::string& s) {
         if (!ok) return false;
     }
     return true;
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-std::string listed(const std::vector<std::string>& v) {
-    std::string out;
-    for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
 }
 
 std::vector<std::string> keys_of(const config::SchemaInfo& info) {

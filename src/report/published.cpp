@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/names.h"
 #include "config/units.h"
 
 namespace ipisim::report {
 
 namespace {
+
+using config::contains;
 
 bool same_value(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
     if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
@@ -57,10 +60,6 @@ void attach_published(ExperimentResults& results, const Published& published) {
 }
 
 namespace {
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 // The parameters of `row` outside the published setup: not named by `p`, not swept in the file,
 // and without the file's own value. As "key=value (published: file value)".
