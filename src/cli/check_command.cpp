@@ -40,8 +40,10 @@ void read_replay(const std::string& path, CheckArgs& args, check::StressSpec& sp
     const toml::table* c = t["check"].as_table();
     if (c == nullptr) throw config::ConfigError(path, 1, "check", "missing [check] table");
     auto line = [](const toml::node& n) { return static_cast<int>(n.source().begin.line); };
-    for (const auto& [key, node] : *c) {
+    for (const auto& [key, value] : *c) {
         const std::string k(key.str());
+        const toml::node& node = value;  // a plain reference: lambdas capture it (clang-tidy's clang 14 cannot
+                                         // capture a structured binding)
         auto integer = [&]() -> uint64_t {
             const auto v = node.value<int64_t>();
             if (!v || *v < 0)

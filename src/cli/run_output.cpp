@@ -52,13 +52,13 @@ std::string point_text(const experiment::PreparedExperiment& prepared, size_t po
 }
 
 report::TraceWindow default_trace_window(const experiment::PreparedPoint& point) {
-    constexpr sim::Picos span(200'000'000);  // 200 us: a few thousand events on a big machine
+    constexpr sim::Picos kSpan(200'000'000);  // 200 us: a few thousand events on a big machine
     sim::Picos from = sim::Picos::zero();
     if (const auto* warmup = point.params_written.get_as<std::string>("warmup")) {
         std::string why;
         if (const std::optional<sim::Picos> w = config::parse_duration(warmup->get(), &why)) from = *w;
     }
-    return report::TraceWindow{from, from + span};
+    return report::TraceWindow{from, from + kSpan};
 }
 
 experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedExperiment& prepared,

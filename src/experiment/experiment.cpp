@@ -259,7 +259,7 @@ private:
             setup.finish();
         }
         if (t.has("rows")) {
-            for (config::Table row : t.table_array("rows")) {
+            for (const config::Table& row : t.table_array("rows")) {
                 report::PublishedRow r = read_published_row(row);
                 for (const auto& [key, value] : out.setup.items()) {
                     if (!r.params.contains(key)) r.params[key] = value;  // every row carries its setup

@@ -49,9 +49,9 @@ namespace {
 const config::SchemaRegistration registration("report", [] { return seed_shape_schema().info(); });
 }  // namespace
 
-SeedShape read_seed_shape(config::Table t, const std::vector<std::string>& row_params,
+SeedShape read_seed_shape(const config::Table& t, const std::vector<std::string>& row_params,
                           const std::vector<std::string>& metrics) {
-    const SeedShape s = seed_shape_schema().read(t);
+    SeedShape s = seed_shape_schema().read(t);
     if (s.kind == SeedShape::Kind::pivot) {
         for (const char* key : {"rows", "columns"}) {
             const std::string& name = std::string(key) == "rows" ? s.rows : s.columns;
