@@ -13,6 +13,7 @@
 #include "check/mutants.h"
 #include "check/violation_trace.h"
 #include "config/error.h"
+#include "config/suggest.h"
 #include "hw/machine.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
 #include "sim/registry.h"
@@ -40,8 +41,10 @@ void read_replay(const std::string& path, CheckArgs& args, check::StressSpec& sp
     const toml::table* c = t["check"].as_table();
     if (c == nullptr) throw config::ConfigError(path, 1, "check", "missing [check] table");
     auto line = [](const toml::node& n) { return static_cast<int>(n.source().begin.line); };
-    for (const auto& [key, node] : *c) {
+    for (const auto& [key, value] : *c) {
         const std::string k(key.str());
+        const toml::node& node = value;  // a plain reference: lambdas capture it (clang-tidy's clang 14 cannot
+                                         // capture a structured binding)
         auto integer = [&]() -> uint64_t {
             const auto v = node.value<int64_t>();
             if (!v || *v < 0)
@@ -91,8 +94,10 @@ int check_command(const CheckArgs& given, const DataDirs& dirs) {
     if (!args.replay.empty()) read_replay(args.replay, args, spec);
     if (args.protocol.empty()) return bad_input("ipisim check: --protocol: required (or --replay FILE)");
     if (!sim::Registry<kernel::TlbFlushProtocol>::instance().contains(args.protocol)) {
-        return bad_input(fmt::format("ipisim check: --protocol: unknown flush protocol \"{}\"; registered: {}",
-                                     args.protocol, kernel::tlb_flush_protocol_names()));
+        const auto known = sim::Registry<kernel::TlbFlushProtocol>::instance().name_list();
+        return bad_input(fmt::format("ipisim check: --protocol: unknown flush protocol \"{}\"{}; registered: {}",
+                                     args.protocol, config::did_you_mean(args.protocol, known),
+                                     kernel::tlb_flush_protocol_names()));
     }
     if (args.seeds == 0) return bad_input("ipisim check: --seeds: must be at least 1");
     if (args.ops == 0) return bad_input("ipisim check: --ops: must be at least 1");

@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
     add_output_flags(reproduce, reproduce_args.output,
                      "write DIR/<experiment>.trace.json, a Chrome/Perfetto trace of each experiment's last point "
-                     "(window default 2ms..2.2ms)");
+                     "(window default: 200 us after the warm-up)");
     reproduce
         ->add_option("--jobs,-j", reproduce_args.jobs,
                      "threads running the points of every experiment (default: one per CPU)")

@@ -19,8 +19,6 @@ namespace ipisim::cli {
 
 namespace {
 
-constexpr const char* kDefaultTraceWindow = "2ms..2.2ms";
-
 std::vector<std::filesystem::path> seed_experiments(const std::string& dir) {
     std::vector<std::filesystem::path> out;
     std::error_code ec;
@@ -83,7 +81,7 @@ std::vector<experiment::PreparedExperiment> prepare_selected(const ReproduceArgs
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     experiment::catch_interrupts();
     OutputArgs output = args.output;
-    if (!output.trace.empty() && output.trace_window.empty()) output.trace_window = kDefaultTraceWindow;
+    output.short_trace_window = true;
     check_output_args(output);
     std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
     if (!output.trace.empty()) std::filesystem::create_directories(output.trace);
@@ -114,6 +112,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     options.hooks = console_hooks(console, runs);
     std::filesystem::path index;
+    bool violations = false;
     // Experiments finish in order, one at a time, whatever --jobs: what is printed is in order.
     experiment::run_session(runs, options, [&](size_t x, experiment::RunReport& report) {
         const experiment::PreparedExperiment& p = prepared[x];
@@ -125,6 +124,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
                                     render_profiles(report.results)));
         }
         console.warn(report.warnings);
+        if (report_violations(console, report.results, e.name())) violations = true;
         if (runs[x].trace != nullptr) {
             const report::TraceOptions& trace = *runs[x].trace;
             console.note(
@@ -147,7 +147,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
         console.out(summary);
     }
     console.note(fmt::format("results in {}/, report: {}\n", args.out_dir, index.string()));
-    return 0;
+    return violations ? 1 : 0;  // the checker found a broken protocol: a failed reproduction
 }
 
 }  // namespace ipisim::cli

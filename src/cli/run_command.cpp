@@ -73,17 +73,7 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
         "{} points{}, {} events in {:.3f} s host ({:.3g} events/s); results in {}\n", report.results.rows.size(),
         args.shard ? " (shard " + args.shard->text() + ")" : "", report.events, report.host_seconds,
         report.host_seconds > 0 ? static_cast<double>(report.events) / report.host_seconds : 0.0, out.string()));
-    // The checker's monitors watched every point: a violation is a failed run (docs/checker.md).
-    int rc = 0;
-    for (const report::ResultRow& row : report.results.rows) {
-        const nlohmann::ordered_json& c = row.check;
-        if (!c.contains("first")) continue;
-        console.warn(fmt::format("ipisim: check: point {}: {} violation(s); first: {} on cpu{}: {}\n", row.point + 1,
-                                 c["violations"].get<uint64_t>(), c["first"]["kind"].get<std::string>(),
-                                 c["first"]["cpu"].get<uint32_t>(), c["first"]["diagnosis"].get<std::string>()));
-        rc = 1;
-    }
-    return rc;
+    return report_violations(console, report.results, "") ? 1 : 0;
 }
 
 }  // namespace ipisim::cli

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "config/error.h"
+#include "config/units.h"
 #include "report/summary.h"
 #include "report/text_table.h"
 
@@ -50,6 +51,16 @@ std::string point_text(const experiment::PreparedExperiment& prepared, size_t po
     return s;
 }
 
+report::TraceWindow default_trace_window(const experiment::PreparedPoint& point) {
+    constexpr sim::Picos kSpan(200'000'000);  // 200 us: a few thousand events on a big machine
+    sim::Picos from = sim::Picos::zero();
+    if (const auto* warmup = point.params_written.get_as<std::string>("warmup")) {
+        std::string why;
+        if (const std::optional<sim::Picos> w = config::parse_duration(warmup->get(), &why)) from = *w;
+    }
+    return report::TraceWindow{from, from + kSpan};
+}
+
 experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedExperiment& prepared,
                                    const std::filesystem::path& out_dir, const std::string& trace_file,
                                    report::TraceOptions& trace) {
@@ -63,9 +74,13 @@ experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedE
     run.summary.latency = args.latency;
     if (!trace_file.empty()) {
         trace.file = trace_file;
-        if (!args.trace_window.empty()) trace.window = report::parse_trace_window(args.trace_window);
         trace.point = args.trace_point.value_or(prepared.points.empty() ? 0 : prepared.points.size() - 1);
         experiment::check_trace_point(prepared, trace.point);
+        if (!args.trace_window.empty()) {
+            trace.window = report::parse_trace_window(args.trace_window);
+        } else if (args.short_trace_window) {
+            trace.window = default_trace_window(prepared.points[trace.point]);
+        }
         run.trace = &trace;
     }
     return run;
@@ -91,6 +106,20 @@ experiment::SessionHooks console_hooks(Console& console, const std::vector<exper
         }
     };
     return hooks;
+}
+
+bool report_violations(Console& console, const report::ExperimentResults& results, const std::string& experiment) {
+    bool any = false;
+    for (const report::ResultRow& row : results.rows) {
+        const nlohmann::ordered_json& c = row.check;
+        if (!c.contains("first")) continue;
+        console.warn(fmt::format("ipisim: check: {}point {}: {} violation(s); first: {} on cpu{}: {}\n",
+                                 experiment.empty() ? "" : experiment + ": ", row.point + 1,
+                                 c["violations"].get<uint64_t>(), c["first"]["kind"].get<std::string>(),
+                                 c["first"]["cpu"].get<uint32_t>(), c["first"]["diagnosis"].get<std::string>()));
+        any = true;
+    }
+    return any;
 }
 
 }  // namespace ipisim::cli

@@ -22,7 +22,9 @@ struct OutputArgs {
     std::string format = "text";        // "text": tables; "json": results.json documents on stdout
     ConsoleOptions console;             // --quiet, --progress
     std::string trace;                  // run: the trace file; reproduce: a folder of <experiment>.trace.json
-    std::string trace_window;           // "2ms..2.2ms"; empty: the whole run
+    std::string trace_window;           // "2ms..2.2ms"; empty: the whole run, or with short_trace_window
+                                        // the traced point's first 200 us after its warm-up
+    bool short_trace_window = false;    // reproduce: a short default window (whole runs are huge)
     std::optional<size_t> trace_point;  // the traced point; default: the experiment's last
 };
 
@@ -38,10 +40,20 @@ experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedE
                                    const std::filesystem::path& out_dir, const std::string& trace_file,
                                    report::TraceOptions& trace);
 
+// reproduce's trace window when none is given: 200 us from the end of the point's warm-up (its
+// `warmup` parameter, already checked), or from 0 for a workload without one — so a short
+// experiment (seed 002 and 004 run well under 2 ms) still gets events in its trace.
+report::TraceWindow default_trace_window(const experiment::PreparedPoint& point);
+
 // The console's side of a session of `runs` (which must outlive it): progress from the points
 // started and finished, the points a folder kept (--resume), and each undefined metric
 // ("EXPERIMENT: metric X is undefined at point K (swept values): reason").
 experiment::SessionHooks console_hooks(Console& console, const std::vector<experiment::SessionRun>& runs);
+
+// The checker's monitors watched every point (docs/checker.md): warns on the console, one line
+// per point with a violation (prefixed "EXPERIMENT: " when `experiment` is not empty), and
+// returns whether there was any: a violation makes `run` and `reproduce` exit 1.
+bool report_violations(Console& console, const report::ExperimentResults& results, const std::string& experiment);
 
 // The swept parameters of a result row: "threads=10 flush=ipi".
 std::string point_text(const experiment::PreparedExperiment& prepared, size_t point);

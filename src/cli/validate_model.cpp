@@ -51,7 +51,7 @@ experiment::Experiment model_experiment(const ModelSetup& setup) {
                                   fmt::format("must be at most {}", std::numeric_limits<int64_t>::max()));
     }
     if (setup.modes.empty() || setup.tasks.empty()) throw std::logic_error("validate host: no model cell");
-    config::Document host = probe::host_machine_document(config::Document::read_text(setup.host_toml), setup.host_toml);
+    config::Document host = config::Document::parse(config::Document::read_text(setup.host_toml), setup.host_toml);
     const toml::node* arch = host.tree().get("arch");
     const bool x86 = arch != nullptr && arch->value<std::string>() == "x86";
     // The seed 000 experiment's windows (experiments/seed000_rar.toml); --quick halves them.

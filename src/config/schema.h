@@ -49,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/suggest.h"
 #include "config/table.h"
 #include "sim/time.h"
 
@@ -425,7 +426,7 @@ private:
         }
         std::string names;
         for (const std::string& c : info.choices) names += (names.empty() ? "\"" : ", \"") + c + "\"";
-        t.fail(info.key, fmt::format("must be one of {}, got \"{}\"", names, s.s));
+        t.fail(info.key, fmt::format("must be one of {}, got \"{}\"{}", names, s.s, did_you_mean(s.s, info.choices)));
     }
 
     void write_value(toml::table& table, const ParamInfo& info, const detail::Scalar& s, const CostRecord* costs,

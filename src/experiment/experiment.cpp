@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "config/names.h"
 #include "config/toml_json.h"
 #include "kernel/kernel_config.h"
 #include "report/published_value.h"
@@ -14,6 +15,9 @@ namespace ipisim::experiment {
 
 namespace {
 
+using config::contains;
+using config::listed;
+
 bool is_simple_name(const std::string& s) {
     if (s.empty() || s.front() == '.') return false;
     for (char c : s) {
@@ -22,16 +26,6 @@ bool is_simple_name(const std::string& s) {
         if (!ok) return false;
     }
     return true;
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-std::string listed(const std::vector<std::string>& v) {
-    std::string out;
-    for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
 }
 
 std::vector<std::string> keys_of(const config::SchemaInfo& info) {
@@ -308,7 +302,7 @@ private:
             setup.finish();
         }
         if (t.has("rows")) {
-            for (config::Table row : t.table_array("rows")) {
+            for (const config::Table& row : t.table_array("rows")) {
                 report::PublishedRow r = read_published_row(row);
                 for (const auto& [key, value] : out.setup.items()) {
                     if (!r.params.contains(key)) r.params[key] = value;  // every row carries its setup

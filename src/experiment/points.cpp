@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "config/names.h"
 #include "config/toml_json.h"
 #include "experiment/experiment.h"
 
@@ -11,9 +12,7 @@ namespace ipisim::experiment {
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
+using config::contains;
 
 const toml::table& empty_table() {
     static const toml::table t;

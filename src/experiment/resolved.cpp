@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "config/names.h"
 #include "config/writer.h"
 #include "experiment/runner.h"
 #include "hw/machine.h"
@@ -13,14 +14,12 @@ namespace ipisim::experiment {
 
 namespace {
 
+using config::contains;
+
 std::vector<std::string> keys_of(const config::SchemaInfo& info) {
     std::vector<std::string> out;
     for (const config::ParamInfo& p : info.params) out.push_back(p.key);
     return out;
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
 }
 
 // [published] as this run compares it: the rows that match one of its points. A row --set made

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "probe/host_schema.h"
 #include "probe/host_values.h"
 
 namespace ipisim::probe {
@@ -60,34 +61,6 @@ void inline_marked_values(toml::table& t) {
     }
 }
 
-void strip(toml::table& t) {
-    std::vector<std::string> marked;
-    for (auto&& [k, v] : t) {
-        if (toml::table* sub = v.as_table()) {
-            if (sub->contains("mark") && sub->contains("value")) {
-                marked.emplace_back(k.str());
-            } else {
-                strip(*sub);
-            }
-        } else if (toml::array* a = v.as_array()) {
-            for (toml::node& e : *a) {
-                if (toml::table* et = e.as_table()) strip(*et);
-            }
-        }
-    }
-    // Each marked table becomes its value, moved out so that it keeps its source line.
-    for (const std::string& key : marked) {
-        toml::node* value = t.get_as<toml::table>(key)->get("value");
-        value->visit([&](auto& x) {
-            using X = std::remove_cvref_t<decltype(x)>;
-            if constexpr (toml::is_value<X>) {
-                X moved = std::move(x);
-                t.insert_or_assign(key, std::move(moved));
-            }
-        });
-    }
-}
-
 }  // namespace
 
 toml::table host_machine_table(const ProbeResults& r) {
@@ -133,14 +106,8 @@ std::string host_machine_text(const ProbeResults& r) {
     return out;
 }
 
-config::Document host_machine_document(const std::string& text, const std::string& name) {
-    config::Document doc = config::Document::parse(text, name);
-    strip(doc.tree());
-    return doc;
-}
-
 hw::MachineSpec load_host_machine(const std::string& text, const std::string& name) {
-    return hw::load_machine(host_machine_document(text, name), "host");
+    return check_host_file(config::Document::parse(text, name));
 }
 
 }  // namespace ipisim::probe

@@ -20,15 +20,8 @@ toml::table host_machine_table(const ProbeResults& r);
 // The file's text: a comment header (date, command, host facts, what was skipped) and the tree.
 std::string host_machine_text(const ProbeResults& r);
 
-// host.toml as the machine loader reads it. The only place that adapts the file to the loader:
-// main's loader does not read provenance marks yet, so every marked value
-// `{ value = ..., mark = ... }` is replaced by its plain value (source lines kept; `name` is the
-// file named in messages). When the schema-driven loader (which reads marks) is on main, this
-// becomes config::Document::parse(text, name).
-config::Document host_machine_document(const std::string& text, const std::string& name);
-
-// hw::load_machine(host_machine_document(text, name), "host"): every mistake is a ConfigError
-// naming the file, line and key.
+// host.toml read by the machine loader, with the probe's own rule on top (every cost marked P or
+// A: probe::check_host_file): every mistake is a ConfigError naming the file, line and key.
 hw::MachineSpec load_host_machine(const std::string& text, const std::string& name);
 
 // "23.4 ns": a duration in ns with one decimal (parses back to the same picoseconds).

@@ -1,17 +1,15 @@
-// Strict checks of a probe-written host.toml through config::Schema declarations of every key
-// the probe writes: types, units, bounds, applicability (a key only where it applies) and, for
-// every cost, a valid provenance mark (P/A with a source; a range that holds the value). The
-// machine loader is being rewritten on config::Schema; until then this is what reads the marks
-// (the current loader reads the file through probe::host_machine_document).
+// Strict checks of a probe-written host.toml: it is read by the machine loader itself (the
+// machine schema: types, units, bounds, applicability, marks with their sources and ranges),
+// and on top of that every cost must carry a mark (P or A), since the probe marks all of them.
 #pragma once
 
 #include "config/schema.h"
 #include "config/table.h"
+#include "hw/machine.h"
 
 namespace ipisim::probe {
 
-// Every problem is a config::ConfigError naming the file, line and dotted key. Returns every
-// cost read with its provenance; an unmarked cost is an error (the probe marks all of them).
-config::CostRecord check_host_file(const config::Document& doc);
+// Every problem is a config::ConfigError naming the file, line and dotted key.
+hw::MachineSpec check_host_file(const config::Document& doc);
 
 }  // namespace ipisim::probe

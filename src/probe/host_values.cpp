@@ -12,32 +12,23 @@ namespace ipisim::probe {
 
 namespace {
 
-toml::array range_of(const std::string& lo, const std::string& hi) {
-    toml::array a;
-    a.push_back(lo);
-    a.push_back(hi);
-    return a;
-}
-
-toml::table marked(const std::string& value, const char* mark, toml::array range, const std::string& source) {
+// One marked cost `{ value, mark, range = [lo, hi], source }` (docs/calibration.md), for text
+// values with units ("12.5 ns") and for plain counts alike.
+template <typename V>
+toml::table marked(const V& value, const char* mark, const V& lo, const V& hi, const std::string& source) {
     toml::table t;
     t.insert_or_assign("value", value);
     t.insert_or_assign("mark", mark);
+    toml::array range;
+    range.push_back(lo);
+    range.push_back(hi);
     t.insert_or_assign("range", std::move(range));
     t.insert_or_assign("source", source);
     return t;
 }
 
 toml::table marked_int(int64_t value, int64_t lo, int64_t hi, const std::string& why) {
-    toml::table t;
-    t.insert_or_assign("value", value);
-    t.insert_or_assign("mark", "A");
-    toml::array a;
-    a.push_back(lo);
-    a.push_back(hi);
-    t.insert_or_assign("range", std::move(a));
-    t.insert_or_assign("source", why);
-    return t;
+    return marked<int64_t>(value, "A", lo, hi, why);
 }
 
 std::string skip_reason(const ProbeResults& r, const std::string& what) {
@@ -88,26 +79,19 @@ HostValues::HostValues(const ProbeResults& r, const toml::table& root) : r_(r) {
 }
 
 toml::table HostValues::observed_int(int64_t value, const std::string& what) const {
-    toml::table t;
-    t.insert_or_assign("value", value);
-    t.insert_or_assign("mark", "P");
-    toml::array a;
-    a.push_back(value);
-    a.push_back(value);
-    t.insert_or_assign("range", std::move(a));
-    t.insert_or_assign("source", fmt::format("ipisim probe {} `{}`: {}", r_.date, r_.command, what));
-    return t;
+    return marked<int64_t>(value, "P", value, value,
+                           fmt::format("ipisim probe {} `{}`: {}", r_.date, r_.command, what));
 }
 
 toml::table HostValues::measured_ns(const Spread& s, const std::string& method) const {
     const std::string source =
         fmt::format("ipisim probe {} `{}`: {}; median of {}, spread min {:.1f}, p25 {:.1f}, p75 {:.1f}, max {:.1f} ns",
                     r_.date, r_.command, method, s.n, s.min, s.p25, s.p75, s.max);
-    return marked(ns_text(s.median), "P", range_of(ns_text(s.p5), ns_text(s.p95)), source);
+    return marked(ns_text(s.median), "P", ns_text(s.p5), ns_text(s.p95), source);
 }
 
 toml::table HostValues::assumed_ns(double ns, double lo, double hi, const std::string& why) {
-    return marked(ns_text(ns), "A", range_of(ns_text(lo), ns_text(hi)), why);
+    return marked(ns_text(ns), "A", ns_text(lo), ns_text(hi), why);
 }
 
 toml::table HostValues::assumed_cycles(double cycles, double lo, double hi, const std::string& why) const {
@@ -125,15 +109,15 @@ toml::table HostValues::measured_or_assumed(const Spread& s, const std::string& 
 toml::table HostValues::clock() const {
     const Spread& s = r_.core_clock_mhz;
     if (s.n > 0) {
-        return marked(fmt::format("{:.0f} MHz", s.median), "P",
-                      range_of(fmt::format("{:.0f} MHz", s.p5), fmt::format("{:.0f} MHz", s.p95)),
+        return marked(fmt::format("{:.0f} MHz", s.median), "P", fmt::format("{:.0f} MHz", s.p5),
+                      fmt::format("{:.0f} MHz", s.p95),
                       fmt::format("ipisim probe {} `{}`: a chain of dependent adds (1 per cycle) on CPU {}; median "
                                   "of {}, spread min {:.0f}, max {:.0f} MHz",
                                   r_.date, r_.command, r_.caller_cpu, s.n, s.min, s.max));
     }
     const double mhz = r_.info.reported_mhz > 0 ? r_.info.reported_mhz : 2000;
-    return marked(fmt::format("{:.0f} MHz", mhz), "A",
-                  range_of(fmt::format("{:.0f} MHz", mhz * 0.75), fmt::format("{:.0f} MHz", mhz * 1.25)),
+    return marked(fmt::format("{:.0f} MHz", mhz), "A", fmt::format("{:.0f} MHz", mhz * 0.75),
+                  fmt::format("{:.0f} MHz", mhz * 1.25),
                   r_.info.reported_mhz > 0 ? "/proc/cpuinfo \"cpu MHz\" (not measured: the core may run faster)"
                                            : "no clock measured or reported: a nominal 2 GHz");
 }
@@ -246,8 +230,8 @@ toml::array HostValues::idle() const {
         const double ex = s.exit_latency_us * 1000;
         const double res = s.target_residency_us * 1000;
         const bool polling = s.name == "POLL" && out.empty();
-        out.push_back(state(s.name, marked(ns_text(ex), "P", range_of(ns_text(ex), ns_text(ex)), src),
-                            marked(ns_text(res), "P", range_of(ns_text(res), ns_text(res)), src), polling));
+        out.push_back(state(s.name, marked(ns_text(ex), "P", ns_text(ex), ns_text(ex), src),
+                            marked(ns_text(res), "P", ns_text(res), ns_text(res), src), polling));
     }
     if (!out.empty()) return out;
     double wake_hi = 50'000;

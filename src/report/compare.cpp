@@ -7,6 +7,7 @@
 #include <map>
 
 #include "config/error.h"
+#include "config/names.h"
 #include "report/results_files.h"
 #include "report/text_table.h"
 
@@ -14,9 +15,7 @@ namespace ipisim::report {
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
+using config::contains;
 
 std::vector<std::string> keys_of(const std::vector<const ResultRow*>& rows, nlohmann::ordered_json ResultRow::*field) {
     std::vector<std::string> out;

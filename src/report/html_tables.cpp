@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "config/names.h"
 #include "report/html.h"
 #include "report/published.h"
 #include "report/seed_shape.h"
@@ -17,9 +18,7 @@ namespace ipisim::report {
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
+using config::contains;
 
 std::string td(const std::string& html, const char* cls = nullptr) {
     return cls == nullptr ? "<td>" + html + "</td>" : fmt::format("<td class=\"{}\">{}</td>", cls, html);

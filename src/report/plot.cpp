@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "report/results_files.h"
+#include "report/subprocess.h"
 
 namespace ipisim::report {
 
@@ -40,14 +41,9 @@ std::string run_gnuplot(const std::filesystem::path& script) {
     const std::string dir = script.has_parent_path() ? script.parent_path().string() : ".";
     const std::string cmd =
         "cd " + shell_quoted(dir) + " && gnuplot " + shell_quoted(script.filename().string()) + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (p == nullptr) throw std::runtime_error("cannot start gnuplot");
-    std::string output;
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, p) != nullptr) output += buf;
-    const int status = ::pclose(p);
-    if (status != 0) throw std::runtime_error(fmt::format("gnuplot {} failed:\n{}", script.string(), output));
-    return output;
+    const CommandResult r = run_shell_command(cmd);
+    if (r.status != 0) throw std::runtime_error(fmt::format("gnuplot {} failed:\n{}", script.string(), r.output));
+    return r.output;
 }
 
 }  // namespace

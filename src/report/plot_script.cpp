@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "config/names.h"
 #include "report/shape_json.h"
 #include "report/text_table.h"
 
@@ -12,27 +13,13 @@ namespace ipisim::report {
 
 namespace {
 
+using config::contains;
+using config::placeholders;
+
 // Colour-blind-safe (Okabe-Ito).
 constexpr const char* kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                     "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 constexpr size_t kMaxFallbackMetrics = 8;
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-// "{name}" placeholders of a line template, in order.
-std::vector<std::string> placeholders(const std::string& tmpl) {
-    std::vector<std::string> out;
-    size_t open = tmpl.find('{');
-    while (open != std::string::npos) {
-        const size_t close = tmpl.find('}', open);
-        if (close == std::string::npos) break;
-        out.push_back(tmpl.substr(open + 1, close - open - 1));
-        open = tmpl.find('{', close);
-    }
-    return out;
-}
 
 bool numeric_metric(const ExperimentResults& r, const std::string& m) {
     bool any = false;
@@ -190,6 +177,26 @@ std::vector<PlotSpec> plan_plots(const ExperimentResults& r) {
     return out;
 }
 
+// The value over each bar, and beside every bar after a series' first its difference from that
+// first one ("268.2 (-2.1%)"): two bars a few percent apart look equal on an axis from zero.
+template <typename XOf>
+std::string bar_labels(const Axis& axis, const std::string& metric, const Series& series, size_t i, const XOf& x_of) {
+    std::string s = fmt::format("$label{} << EOD\n", i);
+    double first = 0;
+    for (size_t k = 0; k < series.rows.size(); ++k) {
+        const ResultRow& row = *series.rows[k];
+        const double v = row.metrics[metric].get<double>();
+        std::string text = fmt::format("{:.4g}", plotted(axis, v));
+        if (k == 0) {
+            first = v;
+        } else if (first != 0) {
+            text += fmt::format(" ({:+.1f}%)", (v / first - 1) * 100);
+        }
+        s += fmt::format("{} {} {}\n", x_of(row, i), plotted(axis, v), gp_string(text));
+    }
+    return s + "EOD\n";
+}
+
 std::string gnuplot_script(const ExperimentResults& r, const PlotSpec& spec, const std::string& svg,
                            const std::string& png) {
     // Variants in first-seen order; x categories in first-seen order.
@@ -244,6 +251,7 @@ std::string gnuplot_script(const ExperimentResults& r, const PlotSpec& spec, con
             }
         }
         s += "EOD\n";
+        if (!spec.numeric_x) s += bar_labels(axis, spec.metric, series[i], i, x_of);
     }
     const std::string subtitle = fmt::format("{}{}", r.experiment, r.machine.empty() ? "" : " on " + r.machine);
     s += fmt::format("set title {}\n", gp_string(spec.title + "\n" + subtitle));
@@ -303,6 +311,7 @@ std::string gnuplot_script(const ExperimentResults& r, const PlotSpec& spec, con
                             gp_string(name)));
         } else {
             add(fmt::format("$pred{} using 1:2 with boxes lc rgb \"{}\" title {}", i, colour, gp_string(name)));
+            add(fmt::format("$label{} using 1:2:3 with labels offset 0,0.7 font \",9\" notitle", i));
             if (has_interval) {
                 add(fmt::format("$pred{} using 1:2:3:4 with yerrorbars lc rgb \"#333333\" pt -1 notitle", i));
             }

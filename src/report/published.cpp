@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/names.h"
 #include "config/units.h"
 
 namespace ipisim::report {
 
 namespace {
+
+using config::contains;
 
 bool same_value(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
     return same_published_value(a, b);
@@ -63,10 +66,6 @@ void attach_published(ExperimentResults& results, const Published& published) {
 }
 
 namespace {
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 // The parameters of `row` outside the published setup: not named by `p`, not swept in the file,
 // and without the file's own value. As "key=value (published: file value)".

@@ -4,32 +4,16 @@
 
 #include <algorithm>
 
+#include "config/names.h"
 #include "report/text_table.h"
 
 namespace ipisim::report {
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-std::string listed(const std::vector<std::string>& v) {
-    std::string out;
-    for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-}
-
-// The names inside "{...}" of a line template.
-std::vector<std::string> placeholders(const std::string& tmpl) {
-    std::vector<std::string> out;
-    for (size_t open = tmpl.find('{'); open != std::string::npos; open = tmpl.find('{', open + 1)) {
-        const size_t close = tmpl.find('}', open);
-        if (close == std::string::npos) break;
-        out.push_back(tmpl.substr(open + 1, close - open - 1));
-    }
-    return out;
-}
+using config::contains;
+using config::listed;
+using config::placeholders;
 
 }  // namespace
 
@@ -65,9 +49,9 @@ namespace {
 const config::SchemaRegistration registration("report", [] { return seed_shape_schema().info(); });
 }  // namespace
 
-SeedShape read_seed_shape(config::Table t, const std::vector<std::string>& row_params,
+SeedShape read_seed_shape(const config::Table& t, const std::vector<std::string>& row_params,
                           const std::vector<std::string>& metrics) {
-    const SeedShape s = seed_shape_schema().read(t);
+    SeedShape s = seed_shape_schema().read(t);
     if (s.kind == SeedShape::Kind::pivot) {
         for (const char* key : {"rows", "columns"}) {
             const std::string& name = std::string(key) == "rows" ? s.rows : s.columns;

@@ -43,7 +43,7 @@ const config::Schema<SeedShape>& seed_shape_schema();
 
 // Reads [report] strictly: pivot rows and columns must be among `row_params` (the names results
 // rows give their parameters), the pivot value among `metrics`, and line placeholders either.
-SeedShape read_seed_shape(config::Table t, const std::vector<std::string>& row_params,
+SeedShape read_seed_shape(const config::Table& t, const std::vector<std::string>& row_params,
                           const std::vector<std::string>& metrics);
 
 std::string render_seed_shape(const SeedShape& shape, const ExperimentResults& results, const Published& published);

@@ -7,15 +7,14 @@
 #include <vector>
 
 #include "config/error.h"
+#include "config/names.h"
 #include "report/text_table.h"
 
 namespace ipisim::report {
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
+using config::contains;
 
 // Metrics in first-seen order, and the subset that has a published value for some row.
 struct MetricColumns {

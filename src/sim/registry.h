@@ -60,6 +60,12 @@ public:
         return out;
     }
 
+    [[nodiscard]] std::vector<std::string> name_list() const {
+        std::vector<std::string> out;
+        for (const auto& [k, e] : entries_) out.push_back(k);
+        return out;
+    }
+
     [[nodiscard]] std::string names() const {
         std::string s;
         for (const auto& [k, e] : entries_) s += (s.empty() ? "" : ", ") + k;

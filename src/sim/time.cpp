@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 namespace ipisim::sim {
 
 std::string to_string(Picos t) {
@@ -12,6 +14,11 @@ std::string to_string(Picos t) {
     if (ps >= 1'000'000ULL) return fmt::format("{:.6g} us", t.us());
     if (ps >= 1'000ULL) return fmt::format("{:.6g} ns", t.ns());
     return fmt::format("{} ps", ps);
+}
+
+void Picos::underflow(Picos a, Picos b) {
+    throw std::logic_error(
+        fmt::format("simulated time went negative: {} ps - {} ps (a span computed backwards)", a.count(), b.count()));
 }
 
 }  // namespace ipisim::sim

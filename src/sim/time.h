@@ -29,19 +29,27 @@ public:
         ps_ += o.ps_;
         return *this;
     }
+    // Checked: a span never goes negative, and a subtraction that would is a bug at the caller
+    // (std::logic_error), not a silent zero. Where clamping is meant, say so: saturating_sub().
     constexpr Picos& operator-=(Picos o) {
+        if (o.ps_ > ps_) underflow(*this, o);
         ps_ -= o.ps_;
         return *this;
     }
     friend constexpr Picos operator+(Picos a, Picos b) { return Picos(a.ps_ + b.ps_); }
-    // Saturates at zero: a span never goes negative.
-    friend constexpr Picos operator-(Picos a, Picos b) { return Picos(a.ps_ > b.ps_ ? a.ps_ - b.ps_ : 0); }
+    friend constexpr Picos operator-(Picos a, Picos b) {
+        if (b.ps_ > a.ps_) underflow(a, b);
+        return Picos(a.ps_ - b.ps_);
+    }
+    // a - b, or zero when b is later: for the places where "how much is left" may be nothing.
+    friend constexpr Picos saturating_sub(Picos a, Picos b) { return Picos(a.ps_ > b.ps_ ? a.ps_ - b.ps_ : 0); }
     friend constexpr Picos operator*(Picos a, uint64_t k) { return Picos(a.ps_ * k); }
     friend constexpr Picos operator*(uint64_t k, Picos a) { return Picos(a.ps_ * k); }
     friend constexpr Picos operator/(Picos a, uint64_t k) { return Picos(a.ps_ / k); }
     friend constexpr uint64_t operator/(Picos a, Picos b) { return a.ps_ / b.ps_; }
 
 private:
+    [[noreturn]] static void underflow(Picos a, Picos b);
     uint64_t ps_ = 0;
 };
 

@@ -21,3 +21,15 @@ execute_process(COMMAND ${IPISIM} run seed002_gic_barrier --experiments ${SRC}/e
 if(NOT rc EQUAL 2 OR NOT err MATCHES "no machine \"kunpeng92\" \\([^)]*\\) \\(did you mean kunpeng920\\?\\); available: ")
   message(FATAL_ERROR "an unknown machine: exit ${rc}: ${err}")
 endif()
+# Flush protocols: `check --protocol` and a choice in a --set value.
+execute_process(COMMAND ${IPISIM} --machines ${SRC}/machines check --protocol rar-naiv --seeds 1
+                ERROR_VARIABLE err RESULT_VARIABLE rc WORKING_DIRECTORY ${WORK})
+if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown flush protocol \"rar-naiv\" \\(did you mean rar-naive\\?\\); registered: ")
+  message(FATAL_ERROR "check --protocol rar-naiv: exit ${rc}: ${err}")
+endif()
+execute_process(COMMAND ${IPISIM} run seed004_cpuinfo --experiments ${SRC}/experiments --machines ${SRC}/machines
+                        --set kernel.tlb_flush=rar-optimised --out ${WORK}/p
+                ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "got \"rar-optimised\" \\(did you mean rar-optimized\\?\\)")
+  message(FATAL_ERROR "--set kernel.tlb_flush=rar-optimised: exit ${rc}: ${err}")
+endif()

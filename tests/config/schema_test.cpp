@@ -73,7 +73,7 @@ TEST(Schema, a_required_value_and_defaults_are_read) {
 TEST(Schema, a_choice_maps_its_name_to_the_enum) {
     EXPECT_EQ(read("threads = 1\nmode = \"processes\"\n").mode, Mode::processes);
     EXPECT_EQ(error_of("threads = 1\nmode = \"process\"\n"),
-              "t.toml:2: mode: must be one of \"threads\", \"processes\", got \"process\"");
+              "t.toml:2: mode: must be one of \"threads\", \"processes\", got \"process\" (did you mean processes?)");
 }
 
 TEST(Schema, a_missing_required_key_and_an_unknown_key_are_located_errors) {

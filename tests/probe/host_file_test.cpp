@@ -24,7 +24,7 @@ config::CostValue cost(const config::CostRecord& costs, const std::string& key) 
 }
 
 config::CostRecord costs_of(const ProbeResults& r) {
-    return check_host_file(config::Document::parse(host_machine_text(r), "host.toml"));
+    return check_host_file(config::Document::parse(host_machine_text(r), "host.toml")).costs;
 }
 
 TEST(ProbeHostFile, a_measured_transfer_latency_is_marked_p_with_its_median_and_p5_p95_range) {
@@ -92,7 +92,7 @@ TEST(ProbeHostFile, cpuidle_states_are_the_drivers_declared_values_marked_p) {
     r.cpuidle.driver = "intel_idle";
     r.cpuidle.states = {{"POLL", 0, 0, false}, {"C1", 1, 1, false}, {"C1E", 2, 4, true}, {"C6", 170, 500, false}};
     const std::string text = host_machine_text(r);
-    const config::CostRecord costs = check_host_file(config::Document::parse(text, "host.toml"));
+    const config::CostRecord costs = check_host_file(config::Document::parse(text, "host.toml")).costs;
     const hw::MachineSpec m = load_host_machine(text, "host.toml");
     ASSERT_EQ(m.idle.size(), 3U);  // the disabled C1E is left out
     EXPECT_EQ(m.idle[0].name, "POLL");

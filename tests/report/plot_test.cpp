@@ -113,6 +113,26 @@ TEST(Plot, string_parameters_are_categories_drawn_as_grouped_bars) {
     EXPECT_NE(s.find("with boxes"), std::string::npos) << s;
 }
 
+TEST(Plot, each_bar_is_labelled_with_its_value_and_its_difference_from_the_series_first) {
+    // seed 002's shape: two barriers 2% apart, which bars from zero alone would not show.
+    ExperimentResults r;
+    r.experiment = "seed002_gic_barrier";
+    r.swept = {"kernel.gic_barrier"};
+    for (const auto& [barrier, ns] : {std::pair{"wmb", 273859977.0}, std::pair{"dsb_ishst", 268159977.0}}) {
+        ResultRow row;
+        row.params["kernel.gic_barrier"] = barrier;
+        row.metrics["total_ns"] = ns;
+        r.rows.push_back(row);
+    }
+    const PlotSpec spec = plan_plots(r).at(0);
+    ASSERT_FALSE(spec.numeric_x);
+    const std::string s = gnuplot_script(r, spec, "b.svg", "b.png");
+    EXPECT_NE(s.find("$label0 << EOD\n0 273.859977 \"273.9\"\n1 268.159977 \"268.2 (-2.1%)\"\nEOD\n"),
+              std::string::npos)
+        << s;
+    EXPECT_NE(s.find("$label0 using 1:2:3 with labels"), std::string::npos) << s;
+}
+
 std::filesystem::path scratch(const std::string& name) {
     auto p = std::filesystem::temp_directory_path() / ("ipisim_plot_" + name);
     std::filesystem::remove_all(p);

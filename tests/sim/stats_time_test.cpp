@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "sim/stats.h"
 #include "sim/time.h"
 
@@ -10,7 +12,16 @@ TEST(Time, literals_are_integer_picoseconds) {
     EXPECT_EQ((5_ns).count(), 5000u);
     EXPECT_EQ((2_us).count(), 2'000'000u);
     EXPECT_EQ(1_ms + 1_ns, Picos(1'000'001'000));
-    EXPECT_EQ(3_ns - 5_ns, 0_ns);  // spans saturate at zero
+    EXPECT_EQ(5_ns - 3_ns, 2_ns);
+}
+
+TEST(Time, a_span_computed_backwards_is_an_error_not_a_silent_zero) {
+    EXPECT_THROW((void)(3_ns - 5_ns), std::logic_error);
+    Picos t = 3_ns;
+    EXPECT_THROW(t -= 5_ns, std::logic_error);
+    EXPECT_EQ(t, 3_ns);
+    EXPECT_EQ(saturating_sub(3_ns, 5_ns), 0_ns);  // where "what is left" may be nothing, it says so
+    EXPECT_EQ(saturating_sub(5_ns, 3_ns), 2_ns);
 }
 
 TEST(Time, a_clock_domain_converts_cycles_at_its_edge) {
