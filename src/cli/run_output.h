@@ -24,6 +24,7 @@ struct OutputArgs {
     std::string trace;                  // run: the trace file; reproduce: a folder of <experiment>.trace.json
     std::string trace_window;           // "2ms..2.2ms"; empty: the whole run
     std::optional<size_t> trace_point;  // the traced point; default: the experiment's last
+    size_t uncertainty = 0;             // --uncertainty N: sampled machines per point; 0: none
 };
 
 // --format must be "text" or "json", --trace-window needs --trace: config::ConfigError
@@ -42,6 +43,14 @@ experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedE
 // started and finished, the points a folder kept (--resume), and each undefined metric
 // ("EXPERIMENT: metric X is undefined at point K (swept values): reason").
 experiment::SessionHooks console_hooks(Console& console, const std::vector<experiment::SessionRun>& runs);
+
+// --uncertainty N (experiment/uncertainty.h): runs every point of the experiments on N sampled
+// machines before their nominal run, which then reports the intervals. --resume and --shard
+// cannot be combined with it (a config::ConfigError naming the flag): the intervals are over
+// the samples of every point of one run. Nothing happens when args.uncertainty is 0.
+void check_uncertainty_args(const OutputArgs& args, bool resume, bool shard);
+void run_uncertainty_samples(const OutputArgs& args, Console& console,
+                             const std::vector<experiment::PreparedExperiment*>& experiments, unsigned jobs);
 
 // The swept parameters of a result row: "threads=10 flush=ipi".
 std::string point_text(const experiment::PreparedExperiment& prepared, size_t point);

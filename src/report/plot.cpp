@@ -34,8 +34,8 @@ std::string shell_quoted(const std::string& s) {
     return out + "'";
 }
 
-// Runs the script in its folder, where its relative output names point; returns what gnuplot
-// said (warnings) when it succeeded.
+}  // namespace
+
 std::string run_gnuplot(const std::filesystem::path& script) {
     const std::string dir = script.has_parent_path() ? script.parent_path().string() : ".";
     const std::string cmd =
@@ -49,8 +49,6 @@ std::string run_gnuplot(const std::filesystem::path& script) {
     if (status != 0) throw std::runtime_error(fmt::format("gnuplot {} failed:\n{}", script.string(), output));
     return output;
 }
-
-}  // namespace
 
 PlotOutput plot_results(const std::filesystem::path& dir) {
     const ExperimentResults r = read_results_json(dir / "results.json");
