@@ -3,6 +3,7 @@
 // gain of a swept mechanism switch, and is the same for any number of threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,7 +28,7 @@ std::string read(const std::filesystem::path& p) {
 
 // toy4_arm with ranged irq_entry (100-300 ns) and a zero-width range on eoi, and ipi_latency on
 // it with both GIC barriers.
-std::string toy_dir() {
+std::string toy_dir(const std::string& router_range = "") {
     const auto dir = std::filesystem::temp_directory_path() / "ipisim_sensitivity_test";
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "machines");
@@ -40,6 +41,10 @@ std::string toy_dir() {
             "irq_entry = { value = \"200 ns\", mark = \"A\", range = [\"100 ns\", \"300 ns\"], source = \"t\" }");
     replace("eoi = \"50 ns\"",
             "eoi = { value = \"50 ns\", mark = \"A\", range = [\"50 ns\", \"50 ns\"], source = \"t\" }");
+    if (!router_range.empty()) {
+        replace("router_service = \"0 ns\"",
+                "router_service = { value = \"0 ns\", mark = \"A\", range = " + router_range + ", source = \"t\" }");
+    }
     std::ofstream(dir / "machines" / "toyr.toml") << m;
     std::ofstream(dir / "toy.toml") << "[experiment]\nname = \"toy\"\nworkload = \"ipi_latency\"\nmachine = \"toyr\"\n"
                                        "[kernel]\nversion = \"6.6\"\n[params]\nrounds = 2\nsender = 0\n"
@@ -93,6 +98,26 @@ TEST(Sensitivity, costs_are_ranked_by_their_swing_and_a_zero_width_range_has_non
     EXPECT_EQ(text.find("cpu.eoi"), std::string::npos);  // --top 1
     const std::string plot = report::tornado_script(gain, 10, "t.svg", "t.png");
     EXPECT_NE(plot.find("\"cpu.irq_entry\" 2"), std::string::npos);  // largest swing on top
+}
+
+TEST(Sensitivity, a_range_end_the_machine_refuses_is_reported_with_its_reason_and_no_swing) {
+    // router_service up to 1 us, longer than the toy's 500 ns self delivery.
+    const std::string dir = toy_dir("[\"0 ns\", \"1 us\"]");
+    const PreparedExperiment p = prepare(dir);
+    const SensitivityRuns runs = run_sensitivity(p, 2);
+    ASSERT_EQ(runs.costs.size(), 3U);
+    EXPECT_EQ(runs.costs[2].cost->key, "intc.fabric.router_service");
+    EXPECT_EQ(runs.low_refused[2], "");
+    EXPECT_NE(runs.high_refused[2].find("router_service"), std::string::npos);
+    const auto j = sensitivity_json(p, runs, {"ns_per_call"});
+    const auto& effects = j["quantities"][0]["effects"];
+    const auto it = std::find_if(effects.begin(), effects.end(),
+                                 [](const auto& f) { return f["key"] == "intc.fabric.router_service"; });
+    ASSERT_NE(it, effects.end());
+    EXPECT_TRUE((*it)["high"].is_null());
+    EXPECT_EQ((*it)["swing"].get<double>(), 0.0);
+    EXPECT_TRUE(it->contains("high_refused"));
+    EXPECT_NE(sensitivity_text(j, 5).find("intc.fabric.router_service at its high end:"), std::string::npos);
 }
 
 TEST(Sensitivity, one_or_two_threads_give_the_same_screening) {
