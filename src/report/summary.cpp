@@ -130,11 +130,15 @@ std::vector<std::string> default_metrics(const ExperimentResults& results, const
 std::string uncertainty_note(const ExperimentResults& results) {
     const nlohmann::ordered_json& u = results.uncertainty;
     if (u.empty()) return "";
+    const size_t samples = u.value("samples", size_t{0});
+    const size_t feasible = u.value("feasible", samples);
+    const std::string refused =
+        feasible < samples ? fmt::format(" ({} of {} refused by the machine's checks)", samples - feasible, samples)
+                           : "";
     return fmt::format(
-        "uncertainty: [lo, hi] is the {} interval and median that of {} machines sampled ({}) over "
+        "uncertainty: [lo, hi] is the {} interval and median that of {} machines{} sampled ({}) over "
         "{} ranged costs (docs/uncertainty.md)\n",
-        u.value("interval", ""), u.value("samples", 0), u.value("method", ""),
-        u.contains("costs") ? u["costs"].size() : 0);
+        u.value("interval", ""), feasible, refused, u.value("method", ""), u.contains("costs") ? u["costs"].size() : 0);
 }
 
 std::string latency_tables(const ExperimentResults& results) {
