@@ -19,6 +19,7 @@
 #include "cli/probe_command.h"
 #include "cli/reproduce_command.h"
 #include "cli/run_command.h"
+#include "cli/sensitivity_command.h"
 #include "cli/validate_command.h"
 #include "config/error.h"
 #include "config/suggest.h"
@@ -59,6 +60,10 @@ void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& tr
     cmd->add_option("--trace", out.trace, trace_what)->check(kNotEmpty);
     cmd->add_option("--trace-window", out.trace_window, "the traced time span, e.g. 2ms..2.2ms");
     cmd->add_option("--trace-point", out.trace_point, "the traced sweep point, from 0 (default: the last)");
+    cmd->add_option("--uncertainty", out.uncertainty,
+                    "also run every point on N machines sampled over the ranged costs (Latin hypercube) and report "
+                    "each metric's median and 5-95% interval (docs/uncertainty.md)")
+        ->check(CLI::Range(size_t{2}, size_t{100000}));
 }
 
 // The first argument that is not an option (nor the value of --machines / --experiments): the
@@ -239,6 +244,24 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(kNotEmpty);
     check->callback([&] { command = [&] { return cli::check_command(check_args, dirs); }; });
+
+    cli::SensitivityArgs sens_args;
+    CLI::App* sens = app.add_subcommand(
+        "sensitivity", "which ranged machine costs move an experiment's predictions (one at a time, low/high)");
+    sens->add_option("experiment", sens_args.experiment, "experiment file (or name in the experiments directory)")
+        ->required();
+    sens->add_option("--metric", sens_args.metrics,
+                     "metrics to screen: a,b (default: the seed table's and the published ones)");
+    sens->add_option("--set", sens_args.overrides, "override a value: key=value (a set machine cost is not screened)")
+        ->allow_extra_args(false);
+    sens->add_option("--jobs,-j", sens_args.jobs, "threads running points (default: one per CPU)")
+        ->check(CLI::PositiveNumber);
+    sens->add_option("--top", sens_args.top, "costs shown per metric")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sens->add_option("--out", sens_args.out_dir, "output directory (default: results/<experiment>/sensitivity)");
+    sens->add_flag("-q,--quiet", sens_args.quiet, "no notes on stderr");
+    sens->callback([&] { command = [&] { return cli::sensitivity_command(sens_args, dirs); }; });
 
     if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
         fmt::print(stderr, "{}\n", unknown);

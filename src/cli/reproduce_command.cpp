@@ -83,6 +83,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     OutputArgs output = args.output;
     output.short_trace_window = true;
     check_output_args(output);
+    check_uncertainty_args(output, args.resume, false);
     std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
     if (!output.trace.empty()) std::filesystem::create_directories(output.trace);
     struct Done {
@@ -94,6 +95,12 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     };
     std::vector<Done> done;
     Console console(output.console);
+    const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    {
+        std::vector<experiment::PreparedExperiment*> all;
+        for (experiment::PreparedExperiment& p : prepared) all.push_back(&p);
+        run_uncertainty_samples(output, console, all, jobs);
+    }
     const bool json = output.format == "json";
     nlohmann::ordered_json documents = nlohmann::ordered_json::array();
 
@@ -109,7 +116,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
         runs.back().folder = experiment::FolderOptions{args.resume, args.force};
     }
     experiment::SessionOptions options;
-    options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    options.jobs = jobs;
     options.hooks = console_hooks(console, runs);
     std::filesystem::path index;
     bool violations = false;

@@ -36,6 +36,7 @@ void check_experiment_exists(const std::string& file, const std::string& arg, co
 int run_command(const RunArgs& args, const DataDirs& dirs) {
     experiment::catch_interrupts();
     check_output_args(args.output);
+    check_uncertainty_args(args.output, args.resume, args.shard.has_value());
     std::vector<std::string> overrides = args.overrides;
     if (args.seed) {
         // CLI11 reads "-1" into the uint64_t as 2^64 - 1: the message states both ends.
@@ -53,12 +54,14 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
     const std::filesystem::path out =
         args.out_dir.empty() ? std::filesystem::path("results") / e.name() : std::filesystem::path(args.out_dir);
     Console console(args.output.console);
+    const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    run_uncertainty_samples(args.output, console, {&prepared}, jobs);
     report::TraceOptions trace;
     std::vector<experiment::SessionRun> runs = {session_run(args.output, prepared, out, args.output.trace, trace)};
     runs[0].folder = experiment::FolderOptions{args.resume, args.force};
     runs[0].shard = args.shard;
     experiment::SessionOptions options;
-    options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    options.jobs = jobs;
     options.hooks = console_hooks(console, runs);
     experiment::RunReport report;
     experiment::run_session(runs, options, [&](size_t, experiment::RunReport& r) { report = std::move(r); });

@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "config/error.h"
 #include "config/units.h"
+#include "experiment/uncertainty.h"
 #include "report/summary.h"
 #include "report/text_table.h"
 
@@ -84,6 +86,34 @@ experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedE
         run.trace = &trace;
     }
     return run;
+}
+
+void check_uncertainty_args(const OutputArgs& args, bool resume, bool shard) {
+    if (args.uncertainty == 0) return;
+    const std::string n = std::to_string(args.uncertainty);
+    if (resume) throw config::ConfigError("--uncertainty", 0, n, "cannot be combined with --resume");
+    if (shard) throw config::ConfigError("--uncertainty", 0, n, "cannot be combined with --shard");
+}
+
+void run_uncertainty_samples(const OutputArgs& args, Console& console,
+                             const std::vector<experiment::PreparedExperiment*>& experiments, unsigned jobs) {
+    if (args.uncertainty == 0) return;
+    const auto start = std::chrono::steady_clock::now();  // host time, for the note only
+    size_t runs = 0;
+    for (const experiment::PreparedExperiment* p : experiments) {
+        const size_t costs = p->machine ? experiment::ranged_costs(*p->machine->spec).size() : 0;
+        if (costs == 0) {
+            console.warn(fmt::format("ipisim: warning: {}: no ranged costs on its machine: no intervals\n",
+                                     p->experiment.name()));
+            continue;
+        }
+        runs += args.uncertainty * p->points.size();
+        console.note(fmt::format("{}: {} sampled machines over {} ranged costs, {} runs\n", p->experiment.name(),
+                                 args.uncertainty, costs, args.uncertainty * p->points.size()));
+    }
+    experiment::run_uncertainty(experiments, args.uncertainty, jobs);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    console.note(fmt::format("uncertainty: {} sample runs in {:.1f} s host\n", runs, seconds));
 }
 
 experiment::SessionHooks console_hooks(Console& console, const std::vector<experiment::SessionRun>& runs) {

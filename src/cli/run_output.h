@@ -26,6 +26,7 @@ struct OutputArgs {
                                         // the traced point's first 200 us after its warm-up
     bool short_trace_window = false;    // reproduce: a short default window (whole runs are huge)
     std::optional<size_t> trace_point;  // the traced point; default: the experiment's last
+    size_t uncertainty = 0;             // --uncertainty N: sampled machines per point; 0: none
 };
 
 // --format must be "text" or "json", --trace-window needs --trace: config::ConfigError
@@ -54,6 +55,14 @@ experiment::SessionHooks console_hooks(Console& console, const std::vector<exper
 // per point with a violation (prefixed "EXPERIMENT: " when `experiment` is not empty), and
 // returns whether there was any: a violation makes `run` and `reproduce` exit 1.
 bool report_violations(Console& console, const report::ExperimentResults& results, const std::string& experiment);
+
+// --uncertainty N (experiment/uncertainty.h): runs every point of the experiments on N sampled
+// machines before their nominal run, which then reports the intervals. --resume and --shard
+// cannot be combined with it (a config::ConfigError naming the flag): the intervals are over
+// the samples of every point of one run. Nothing happens when args.uncertainty is 0.
+void check_uncertainty_args(const OutputArgs& args, bool resume, bool shard);
+void run_uncertainty_samples(const OutputArgs& args, Console& console,
+                             const std::vector<experiment::PreparedExperiment*>& experiments, unsigned jobs);
 
 // The swept parameters of a result row: "threads=10 flush=ipi".
 std::string point_text(const experiment::PreparedExperiment& prepared, size_t point);

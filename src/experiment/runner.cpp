@@ -49,11 +49,17 @@ void name_undefined_metrics(report::ResultRow& row) {
 }  // namespace
 
 PreparedExperiment prepare_experiment(const Experiment& e, const std::string& machines_dir) {
+    std::optional<LoadedMachine> machine;
+    if (e.has_machine()) machine = load_experiment_machine(e, machines_dir);
+    return prepare_experiment(e, std::move(machine));
+}
+
+PreparedExperiment prepare_experiment(const Experiment& e, std::optional<LoadedMachine> machine) {
     PreparedExperiment out;
     out.experiment = e;
+    out.machine = std::move(machine);
     std::optional<kernel::MachineInfo> info;
-    if (e.has_machine()) {
-        out.machine = load_experiment_machine(e, machines_dir);
+    if (out.machine) {
         info.emplace(*out.machine->spec);
         check_architecture(e, *info);
     }
@@ -114,6 +120,7 @@ report::ExperimentResults describe_results(const PreparedExperiment& prepared) {
     report::attach_published(all, e.published, e.file_setup);
     results.published_source = all.published_source;
     results.published_note = all.published_note;
+    results.uncertainty = prepared.uncertainty;
     return results;
 }
 
@@ -150,6 +157,10 @@ report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const re
     recorder.write_trace(row.params);
     row.check = std::move(check);
     name_undefined_metrics(row);
+    if (point < prepared.spreads.size()) {
+        row.metrics_interval = prepared.spreads[point].interval;
+        row.metrics_median = prepared.spreads[point].median;
+    }
     // A row's published values depend on it alone (and the machine): attached as it finishes,
     // so a partial results.json has them too.
     report::ExperimentResults one;

@@ -27,17 +27,31 @@ struct PreparedPoint {
     toml::table kernel_written;
 };
 
+// What `--uncertainty` found at one point (uncertainty.h): {"metric": [p5, p95]} and
+// {"metric": median} over the sampled machines.
+struct PointSpread {
+    nlohmann::ordered_json interval = nlohmann::ordered_json::object();
+    nlohmann::ordered_json median = nlohmann::ordered_json::object();
+};
+
 struct PreparedExperiment {
     Experiment experiment;
     std::optional<LoadedMachine> machine;  // none for workloads without a machine
     std::vector<PreparedPoint> points;
     toml::table base_params;  // the file's [params] and [kernel], resolved
     toml::table base_kernel;
+    // Set by run_uncertainty (uncertainty.h) before the nominal run, which reports them: one per
+    // point (empty: no uncertainty run), and what was sampled (results.json "uncertainty").
+    std::vector<PointSpread> spreads;
+    nlohmann::ordered_json uncertainty = nlohmann::ordered_json::object();
 };
 
 // Every mistake, in any point, is a config::ConfigError naming its file (or the [sweep] value,
 // or "--set") and line.
 PreparedExperiment prepare_experiment(const Experiment& e, const std::string& machines_dir);
+// The same on a machine already loaded (a sampled variant of the experiment's own); `machine`
+// must be set exactly when the workload needs one.
+PreparedExperiment prepare_experiment(const Experiment& e, std::optional<LoadedMachine> machine);
 
 // What a run reports while it runs, and what it records besides the metrics.
 struct PointHooks {

@@ -35,8 +35,8 @@ std::string shell_quoted(const std::string& s) {
     return out + "'";
 }
 
-// Runs the script in its folder, where its relative output names point; returns what gnuplot
-// said (warnings) when it succeeded.
+}  // namespace
+
 std::string run_gnuplot(const std::filesystem::path& script) {
     const std::string dir = script.has_parent_path() ? script.parent_path().string() : ".";
     const std::string cmd =
@@ -45,8 +45,6 @@ std::string run_gnuplot(const std::filesystem::path& script) {
     if (r.status != 0) throw std::runtime_error(fmt::format("gnuplot {} failed:\n{}", script.string(), r.output));
     return r.output;
 }
-
-}  // namespace
 
 PlotOutput plot_results(const std::filesystem::path& dir) {
     const ExperimentResults r = read_results_json(dir / "results.json");

@@ -41,6 +41,10 @@ std::string gnuplot_script(const ExperimentResults& results, const PlotSpec& spe
 // Whether a gnuplot executable is on PATH.
 bool gnuplot_available();
 
+// Runs a gnuplot script in its folder, where its relative output names point; returns what
+// gnuplot said (warnings) when it succeeded, a std::runtime_error with its messages otherwise.
+std::string run_gnuplot(const std::filesystem::path& script);
+
 struct PlotOutput {
     std::vector<std::filesystem::path> files;  // every .svg and .png written
     std::string note;                          // why nothing was drawn (no gnuplot), else empty

@@ -21,6 +21,8 @@ struct ResultRow {
     nlohmann::ordered_json published = nlohmann::ordered_json::object();
     // {"metric": [lo, hi]}: an interval around a prediction, when the run computes one.
     nlohmann::ordered_json metrics_interval = nlohmann::ordered_json::object();
+    // {"metric": median} of the same samples (the nominal run stays `metrics`).
+    nlohmann::ordered_json metrics_median = nlohmann::ordered_json::object();
     uint64_t fingerprint = 0;  // the engine's fingerprint
     uint64_t events = 0;
     double simulated_seconds = 0;
@@ -46,6 +48,9 @@ struct ExperimentResults {
     // The seed's own table shape ([report], report/seed_shape.h) as JSON (report/shape_json.h),
     // so plots and the HTML report can be drawn again from results.json alone.
     nlohmann::ordered_json report = nlohmann::ordered_json::object();
+    // What `--uncertainty` sampled (experiment/uncertainty.h): {"method", "samples", "interval",
+    // "costs": [{"key", "mark", "lo", "hi", "scale"}]}; empty without it.
+    nlohmann::ordered_json uncertainty = nlohmann::ordered_json::object();
 };
 
 // FNV-1a 64 of a text, as 16 hex digits.

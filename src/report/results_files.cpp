@@ -49,9 +49,13 @@ struct OptionalMember {
     Field field;
 };
 constexpr OptionalMember kObjectsBeforeFingerprint[] = {
-    {"undefined", &ResultRow::undefined}, {"metrics_interval", &ResultRow::metrics_interval},
-    {"published", &ResultRow::published}, {"latency", &ResultRow::latency},
-    {"profile", &ResultRow::profile},     {"check", &ResultRow::check},
+    {"undefined", &ResultRow::undefined},
+    {"metrics_interval", &ResultRow::metrics_interval},
+    {"metrics_median", &ResultRow::metrics_median},
+    {"published", &ResultRow::published},
+    {"latency", &ResultRow::latency},
+    {"profile", &ResultRow::profile},
+    {"check", &ResultRow::check},
 };
 
 // Reading a row: `fail(member, problem)` throws; problem is "missing" or what is wrong.
@@ -171,6 +175,7 @@ Json results_json(const ExperimentResults& results) {
     if (!results.report.empty()) j["report"] = results.report;
     if (!results.published_source.empty()) j["published_source"] = results.published_source;
     if (!results.published_note.empty()) j["published_note"] = results.published_note;
+    if (!results.uncertainty.empty()) j["uncertainty"] = results.uncertainty;
     j["rows"] = Json::array();
     for (const ResultRow& row : results.rows) j["rows"].push_back(row_json(row));
     return j;
@@ -206,6 +211,7 @@ ExperimentResults read_results_json(const std::filesystem::path& path) {
         }
     }
     if (j.contains("report")) out.report = r.member(j, "", "report", T::object, true);
+    if (j.contains("uncertainty")) out.uncertainty = r.member(j, "", "uncertainty", T::object, true);
     const auto& rows = r.member(j, "", "rows", T::array, true);
     for (size_t i = 0; i < rows.size(); ++i) {
         const std::string where = fmt::format("rows[{}]", i);

@@ -12,13 +12,14 @@ namespace ipisim::report {
 
 // {"experiment", "description", "ipisim_version", "git_commit", "machine",
 //  "machine_description", "machine_hash", "kernel", "seed", "fingerprint", "swept", "report",
-//  "published_source", "published_note", "rows": [row_json...]}; empty optional members are
-// left out. A results folder adds its commit record (experiment/results_folder.h).
+//  "published_source", "published_note", "uncertainty", "rows": [row_json...]}; empty optional
+// members are left out. A results folder adds its commit record (experiment/results_folder.h).
 nlohmann::ordered_json results_json(const ExperimentResults& results);
 
-// {"point", "params", "metrics", ["undefined"], ["metrics_interval"], ["published"], ["latency"],
-// ["profile"], ["check"], "fingerprint", "events", "simulated_seconds"}: everything a row holds
-// (optional members left out when empty), so row_from_json gives it back exactly.
+// {"point", "params", "metrics", ["undefined"], ["metrics_interval"], ["metrics_median"],
+// ["published"], ["latency"], ["profile"], ["check"], "fingerprint", "events", "simulated_seconds"}:
+// everything a row holds (optional members left out when empty), so row_from_json gives it back
+// exactly.
 nlohmann::ordered_json row_json(const ResultRow& row);
 // The inverse, strict: every member row_json always writes must be there (what --resume and
 // `ipisim merge` read). std::runtime_error naming the member otherwise ("a row has no \"point\"").

@@ -96,6 +96,10 @@ std::string expand(const std::string& tmpl, const ResultRow& row) {
             out += cell_text(row.params[key]);
         } else if (row.metrics.contains(key)) {
             out += cell_text(row.metrics[key]);
+            if (row.metrics_interval.contains(key)) {
+                const auto& iv = row.metrics_interval[key];
+                out += fmt::format(" [{}, {}]", cell_text(iv[0]), cell_text(iv[1]));
+            }
         } else {
             out += "{" + key + "?}";
         }
@@ -124,6 +128,10 @@ std::string pivot(const SeedShape& s, const ExperimentResults& results, const Pu
                 if (!r.metrics[s.value].is_number()) continue;  // undefined at this point (null): "-"
                 const double pred = r.metrics[s.value].get<double>();
                 cell = number(s, pred);
+                if (r.metrics_interval.contains(s.value)) {
+                    const auto& iv = r.metrics_interval[s.value];
+                    cell += fmt::format(" [{}, {}]", number(s, iv[0].get<double>()), number(s, iv[1].get<double>()));
+                }
                 const PublishedRow* p = find_published(published, r);
                 if (p != nullptr && p->metrics.contains(s.value)) {
                     const double pub = p->metrics[s.value].get<double>();

@@ -51,12 +51,19 @@ std::string error_text(const nlohmann::ordered_json& predicted, const nlohmann::
     return err ? fmt::format("{:+.1f}%", *err * 100) : "";
 }
 
-// The table of the swept parameters and the chosen metrics.
+bool has_median(const ExperimentResults& results, const std::string& metric) {
+    return std::any_of(results.rows.begin(), results.rows.end(),
+                       [&](const ResultRow& r) { return r.metrics_median.contains(metric); });
+}
+
+// The table of the swept parameters and the chosen metrics; with --uncertainty, each prediction
+// as `pred [p5, p95]` and the samples' median beside it.
 TextTable metric_table(const ExperimentResults& results, const Published& published,
                        const std::vector<std::string>& metrics, const std::set<std::string>& with_published) {
     std::vector<std::string> header = results.swept;
     for (const auto& m : metrics) {
         header.push_back(m);
+        if (has_median(results, m)) header.push_back("median");
         if (with_published.count(m) != 0) {
             header.push_back("published");
             header.push_back("error");
@@ -70,7 +77,9 @@ TextTable metric_table(const ExperimentResults& results, const Published& publis
         const PublishedRow* p = find_published(published, row);
         for (const auto& m : metrics) {
             const auto predicted = row.metrics.value(m, nlohmann::ordered_json());
-            cells.push_back(metric_text(m, predicted));
+            cells.push_back(metric_text(m, predicted) + interval_text(m, row));
+            if (has_median(results, m))
+                cells.push_back(metric_text(m, row.metrics_median.value(m, nlohmann::ordered_json())));
             if (with_published.count(m) == 0) continue;
             const auto pub = p != nullptr ? p->metrics.value(m, nlohmann::ordered_json()) : nlohmann::ordered_json();
             cells.push_back(metric_text(m, pub));
@@ -115,6 +124,20 @@ std::vector<std::string> default_metrics(const ExperimentResults& results, const
         chosen = std::move(ordered);
     }
     return chosen;
+}
+
+std::string uncertainty_note(const ExperimentResults& results) {
+    const nlohmann::ordered_json& u = results.uncertainty;
+    if (u.empty()) return "";
+    const size_t samples = u.value("samples", size_t{0});
+    const size_t feasible = u.value("feasible", samples);
+    const std::string refused =
+        feasible < samples ? fmt::format(" ({} of {} refused by the machine's checks)", samples - feasible, samples)
+                           : "";
+    return fmt::format(
+        "uncertainty: [lo, hi] is the {} interval and median that of {} machines{} sampled ({}) over "
+        "{} ranged costs (docs/uncertainty.md)\n",
+        u.value("interval", ""), feasible, refused, u.value("method", ""), u.contains("costs") ? u["costs"].size() : 0);
 }
 
 std::string latency_tables(const ExperimentResults& results) {
@@ -203,6 +226,7 @@ std::string render_summary(const ExperimentResults& results, const Published& pu
     out += "\n";
     if (any_published && !published.source.empty()) out += fmt::format("published: {}\n", published.source);
     if (!results.published_note.empty()) out += fmt::format("note: {}\n", results.published_note);
+    out += uncertainty_note(results);
     out += fmt::format("fingerprint: {}\n", fingerprint_hex(combined_fingerprint(results.rows)));
     return out;
 }

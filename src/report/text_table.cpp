@@ -87,6 +87,12 @@ std::string metric_text(std::string_view metric, const nlohmann::ordered_json& v
     return is_share(metric) ? percent_text(v) : number_text(v);
 }
 
+std::string interval_text(std::string_view metric, const ResultRow& row) {
+    const auto it = row.metrics_interval.find(std::string(metric));
+    if (it == row.metrics_interval.end() || !it->is_array() || it->size() != 2) return "";
+    return fmt::format(" [{}, {}]", metric_text(metric, (*it)[0]), metric_text(metric, (*it)[1]));
+}
+
 std::string cell_text(const nlohmann::ordered_json& value) {
     if (value.is_string()) return value.get<std::string>();
     if (value.is_number_float()) return fmt::format("{:.6g}", value.get<double>());

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/results.h"
+
 namespace ipisim::report {
 
 class TextTable {
@@ -35,5 +37,7 @@ bool is_share(std::string_view metric);
 // A metric's value as a table cell: shares as percentages, other numbers as number_text,
 // anything else as cell_text.
 std::string metric_text(std::string_view metric, const nlohmann::ordered_json& value);
+// " [lo, hi]" from the row's metrics_interval for the metric (metric_text), "" if it has none.
+std::string interval_text(std::string_view metric, const ResultRow& row);
 
 }  // namespace ipisim::report

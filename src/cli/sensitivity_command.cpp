@@ -1,0 +1,71 @@
+#include "cli/sensitivity_command.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "cli/console.h"
+#include "config/error.h"
+#include "experiment/experiment.h"
+#include "experiment/parallel.h"
+#include "experiment/runner.h"
+#include "experiment/sensitivity.h"
+#include "report/atomic_file.h"
+#include "report/summary.h"
+#include "report/tornado.h"
+
+namespace ipisim::cli {
+
+namespace {
+
+// --metric names must be metrics the workload declares: checked before anything runs.
+std::vector<std::string> chosen_metrics(const experiment::Experiment& e, const std::string& text) {
+    if (text.empty()) return {};
+    std::vector<std::string> known;
+    for (const config::ParamInfo& p : e.workload.metrics.params) known.push_back(p.key);
+    std::vector<std::string> out = report::parse_metric_list(text);
+    for (const std::string& n : out) {
+        if (std::find(known.begin(), known.end(), n) == known.end()) {
+            throw config::ConfigError("--metric", 0, n,
+                                      fmt::format("no such metric (there are: {})", fmt::join(known, ", ")));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
+    const experiment::Experiment e =
+        experiment::load_experiment(resolve_experiment(args.experiment, dirs), args.overrides);
+    std::vector<std::string> metrics = chosen_metrics(e, args.metrics);
+    const experiment::PreparedExperiment prepared = experiment::prepare_experiment(e, dirs.machines);
+    if (!prepared.machine) {
+        throw config::ConfigError(
+            e.file, 0, "experiment.workload",
+            fmt::format("the {} workload runs without a machine: it has no costs to screen", e.table.workload));
+    }
+    const std::filesystem::path out = args.out_dir.empty() ? std::filesystem::path("results") / e.name() / "sensitivity"
+                                                           : std::filesystem::path(args.out_dir);
+    Console console(ConsoleOptions{args.quiet, ProgressMode::never});
+    const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    const size_t costs = experiment::ranged_costs(*prepared.machine->spec).size();
+    console.note(fmt::format("{}: {} ranged costs at their low and high ends: {} runs of {} point(s), {} job(s)\n",
+                             e.name(), costs, (2 * costs + 1) * prepared.points.size(), prepared.points.size(), jobs));
+    const auto start = std::chrono::steady_clock::now();  // host time, for the note only
+    const experiment::SensitivityRuns runs = experiment::run_sensitivity(prepared, jobs);
+    if (metrics.empty()) metrics = experiment::default_sensitivity_metrics(prepared, runs.nominal.front());
+    const nlohmann::ordered_json j = experiment::sensitivity_json(prepared, runs, metrics);
+    std::filesystem::create_directories(out);
+    report::write_file_atomically(out / "sensitivity.json", j.dump(2) + "\n");
+    console.out(experiment::sensitivity_text(j, args.top));
+    console.warn(report::draw_tornado_plots(j, out, std::max<size_t>(args.top, 10)));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    console.note(fmt::format("{:.1f} s host; sensitivity.json and tornado plots in {}\n", seconds, out.string()));
+    return 0;
+}
+
+}  // namespace ipisim::cli

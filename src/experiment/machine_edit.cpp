@@ -1,0 +1,89 @@
+#include "experiment/machine_edit.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ipisim::experiment {
+
+namespace {
+
+// "idle[1]" -> {"idle", 1}; "same_l3" -> {"same_l3", -1}.
+std::pair<std::string, long> split_index(const std::string& part) {
+    const size_t open = part.find('[');
+    if (open == std::string::npos || part.back() != ']') return {part, -1};
+    return {part.substr(0, open), std::stol(part.substr(open + 1, part.size() - open - 2))};
+}
+
+[[noreturn]] void missing(const std::string& key, const std::string& doc) {
+    throw std::logic_error(fmt::format("machine {} holds no cost {}", doc, key));
+}
+
+// The node holding the cost's value: the key itself, or its marked table's "value".
+toml::table& parent_of(toml::table& root, const std::string& key, const std::string& doc, std::string& leaf) {
+    toml::table* t = &root;
+    size_t start = 0;
+    while (true) {
+        const size_t dot = key.find('.', start);
+        const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (dot == std::string::npos) {
+            toml::node* n = t->get(part);
+            if (n == nullptr) missing(key, doc);
+            if (toml::table* marked = n->as_table()) {
+                if (!marked->contains("value")) missing(key, doc);
+                leaf = "value";
+                return *marked;
+            }
+            leaf = part;
+            return *t;
+        }
+        const auto [name, index] = split_index(part);
+        toml::node* n = t->get(name);
+        if (n != nullptr && index >= 0 && n->is_array()) n = n->as_array()->get(static_cast<size_t>(index));
+        if (n == nullptr || !n->is_table()) missing(key, doc);
+        t = n->as_table();
+        start = dot + 1;
+    }
+}
+
+}  // namespace
+
+double representable(config::ParamType type, double value) {
+    switch (type) {
+        case config::ParamType::duration:
+        case config::ParamType::frequency:
+        case config::ParamType::integer:
+            return std::round(value);
+        default:
+            return value;
+    }
+}
+
+config::Document with_costs(const config::Document& machine, const std::vector<CostSetting>& settings) {
+    toml::table tree = machine.tree();  // a deep copy: nodes keep their source lines
+    for (const CostSetting& s : settings) {
+        std::string leaf;
+        toml::table& parent = parent_of(tree, s.cost->key, machine.name(), leaf);
+        const double v = representable(s.cost->type, s.value);
+        switch (s.cost->type) {
+            case config::ParamType::duration:
+                parent.insert_or_assign(leaf, config::duration_text(sim::Picos(static_cast<uint64_t>(v))));
+                break;
+            case config::ParamType::frequency:
+                parent.insert_or_assign(leaf, config::frequency_text(sim::ClockDomain(static_cast<uint64_t>(v))));
+                break;
+            case config::ParamType::integer:
+                parent.insert_or_assign(leaf, static_cast<int64_t>(v));
+                break;
+            case config::ParamType::number:
+                parent.insert_or_assign(leaf, v);
+                break;
+            default:
+                throw std::logic_error(fmt::format("cost {} is not a number", s.cost->key));
+        }
+    }
+    return config::Document::adopt(std::move(tree), machine.name());
+}
+
+}  // namespace ipisim::experiment

@@ -1,0 +1,275 @@
+#include "experiment/sensitivity.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "experiment/machine_edit.h"
+#include "experiment/parallel.h"
+#include "report/text_table.h"
+
+namespace ipisim::experiment {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::optional<double> number_of(const Json& metrics, const std::string& m) {
+    const auto it = metrics.find(m);
+    if (it == metrics.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+}
+
+// A quantity screened: its value from the per-point metrics of one machine.
+struct Quantity {
+    Json head;  // name, point(s), params, metric
+    std::function<std::optional<double>(const std::vector<Json>&)> value;
+};
+
+bool is_choice(const SweepKey& k) {
+    for (const toml::node& v : *k.values) {
+        if (!v.is_string() && !v.is_boolean()) return false;
+    }
+    return k.values->size() >= 2;
+}
+
+std::string value_name(const toml::node& v) {
+    if (const auto* s = v.as_string()) return s->get();
+    return v.as_boolean()->get() ? "true" : "false";
+}
+
+std::vector<Quantity> quantities(const PreparedExperiment& prepared, const std::vector<std::string>& metrics) {
+    const Experiment& e = prepared.experiment;
+    std::vector<Quantity> out;
+    for (size_t p = 0; p < prepared.points.size(); ++p) {
+        for (const std::string& m : metrics) {
+            Quantity q;
+            q.head = {{"name", m}, {"point", p}, {"params", prepared.points[p].row_params}, {"metric", m}};
+            q.value = [p, m](const std::vector<Json>& pts) { return number_of(pts[p], m); };
+            out.push_back(std::move(q));
+        }
+    }
+    for (size_t ki = 0; ki < e.sweep.size(); ++ki) {
+        const SweepKey& key = e.sweep[ki];
+        if (!key.kernel || !is_choice(key)) continue;
+        for (size_t p = 0; p < prepared.points.size(); ++p) {
+            std::vector<size_t> at = e.sweep_indices(p);
+            if (at[ki] != 0) continue;
+            for (size_t vi = 1; vi < key.values->size(); ++vi) {
+                at[ki] = vi;
+                size_t other = 0;
+                while (other < prepared.points.size() && e.sweep_indices(other) != at) ++other;
+                if (other == prepared.points.size()) continue;
+                Json params = prepared.points[p].row_params;
+                params.erase(key.name);
+                const std::string ratio = fmt::format("{}={}/{}", key.name, value_name(*key.values->get(0)),
+                                                      value_name(*key.values->get(vi)));
+                for (const std::string& m : metrics) {
+                    Quantity q;
+                    q.head = {{"name", fmt::format("gain {} {}", ratio, m)},
+                              {"points", {p, other}},
+                              {"params", params},
+                              {"metric", m}};
+                    q.value = [p, other, m](const std::vector<Json>& pts) -> std::optional<double> {
+                        const auto a = number_of(pts[p], m);
+                        const auto b = number_of(pts[other], m);
+                        if (!a || !b || *b == 0) return std::nullopt;
+                        return *a / *b;
+                    };
+                    out.push_back(std::move(q));
+                }
+            }
+        }
+    }
+    return out;
+}
+
+Json optional_number(std::optional<double> v) {
+    return v ? Json(*v) : Json(nullptr);
+}
+
+// A cost value for people: durations in ns, frequencies in GHz, others as they are.
+std::string cost_value_text(config::ParamType type, double v) {
+    switch (type) {
+        case config::ParamType::duration:
+            return report::number_text(v / 1000.0) + " ns";
+        case config::ParamType::frequency:
+            return report::number_text(v / 1e6) + " GHz";
+        default:
+            return report::number_text(v);
+    }
+}
+
+}  // namespace
+
+SensitivityRuns run_sensitivity(const PreparedExperiment& prepared, unsigned jobs,
+                                const std::function<void(size_t done, size_t total)>& progress) {
+    SensitivityRuns out;
+    if (prepared.machine) out.costs = ranged_costs(*prepared.machine->spec);
+    // Machine 0 is the nominal one, then each cost at its low end and at its high end.
+    std::vector<std::optional<PreparedExperiment>> machines;
+    machines.push_back(prepare_experiment(prepared.experiment, prepared.machine));
+    for (const RangedCost& c : out.costs) {
+        for (double end : {0.0, 1.0}) {
+            std::string refused;
+            machines.push_back(prepare_variant(prepared, {{c.cost, value_at(c, end)}}, refused));
+            (end == 0.0 ? out.low_refused : out.high_refused).push_back(refused);
+        }
+    }
+    const size_t points = prepared.points.size();
+    const size_t total = machines.size() * points;
+    std::mutex lock;
+    size_t done = 0;
+    const std::vector<Json> metrics = run_parallel<Json>(jobs, total, [&](size_t i) {
+        std::optional<PreparedExperiment>& machine = machines[i / points];
+        Json m = machine ? run_point(*machine, i % points).metrics : Json::object();
+        if (progress) {
+            const std::lock_guard<std::mutex> guard(lock);
+            progress(++done, total);
+        }
+        return m;
+    });
+    auto slice = [&](size_t machine) {
+        return std::vector<Json>(metrics.begin() + static_cast<std::ptrdiff_t>(machine * points),
+                                 metrics.begin() + static_cast<std::ptrdiff_t>((machine + 1) * points));
+    };
+    out.nominal = slice(0);
+    for (size_t k = 0; k < out.costs.size(); ++k) {
+        out.low.push_back(slice(1 + 2 * k));
+        out.high.push_back(slice(2 + 2 * k));
+    }
+    return out;
+}
+
+std::vector<std::string> default_sensitivity_metrics(const PreparedExperiment& prepared,
+                                                     const nlohmann::ordered_json& first_point_metrics) {
+    const Experiment& e = prepared.experiment;
+    std::vector<std::string> out;
+    auto add = [&](const std::string& m) {
+        if (first_point_metrics.contains(m) && std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+    };
+    for (const auto& [m, v] : first_point_metrics.items()) {
+        const bool shown = e.shape.kind == report::SeedShape::Kind::pivot
+                               ? e.shape.value == m
+                               : e.shape.line.find("{" + m + "}") != std::string::npos;
+        if (shown) add(m);
+    }
+    for (const report::PublishedRow& row : e.published.rows) {
+        for (const auto& [m, v] : row.metrics.items()) add(m);
+    }
+    if (!out.empty()) return out;
+    for (const auto& [m, v] : first_point_metrics.items()) {
+        if (v.is_number()) add(m);
+    }
+    return out;
+}
+
+nlohmann::ordered_json sensitivity_json(const PreparedExperiment& prepared, const SensitivityRuns& runs,
+                                        const std::vector<std::string>& metrics) {
+    const Experiment& e = prepared.experiment;
+    Json j;
+    j["experiment"] = e.name();
+    j["machine"] = prepared.machine ? prepared.machine->spec->name : "";
+    j["seed"] = e.seed();
+    j["swept"] = Json::array();
+    for (const SweepKey& k : e.sweep) j["swept"].push_back(k.name);
+    j["method"] = "one at a time: each ranged cost at its low and at its high end, the others nominal";
+    j["costs"] = Json::array();
+    for (const RangedCost& c : runs.costs) {
+        j["costs"].push_back({{"key", c.cost->key},
+                              {"mark", config::to_string(c.cost->provenance.mark)},
+                              {"type", config::to_string(c.cost->type)},
+                              {"nominal", c.cost->value},
+                              {"lo", c.lo},
+                              {"hi", c.hi}});
+    }
+    j["quantities"] = Json::array();
+    for (const Quantity& q : quantities(prepared, metrics)) {
+        Json out = q.head;
+        const std::optional<double> nominal = q.value(runs.nominal);
+        out["nominal"] = optional_number(nominal);
+        struct Effect {
+            size_t cost;
+            std::optional<double> low, high;
+            double swing;
+        };
+        std::vector<Effect> effects;
+        for (size_t k = 0; k < runs.costs.size(); ++k) {
+            Effect f{k, q.value(runs.low[k]), q.value(runs.high[k]), 0};
+            f.swing = f.low && f.high ? *f.high - *f.low : 0;
+            effects.push_back(f);
+        }
+        std::stable_sort(effects.begin(), effects.end(),
+                         [](const Effect& a, const Effect& b) { return std::abs(a.swing) > std::abs(b.swing); });
+        out["effects"] = Json::array();
+        for (const Effect& f : effects) {
+            Json x = {{"key", runs.costs[f.cost].cost->key},
+                      {"low", optional_number(f.low)},
+                      {"high", optional_number(f.high)},
+                      {"swing", f.swing}};
+            x["relative"] = nominal && *nominal != 0 ? Json(f.swing / std::abs(*nominal)) : Json(nullptr);
+            if (!runs.low_refused[f.cost].empty()) x["low_refused"] = runs.low_refused[f.cost];
+            if (!runs.high_refused[f.cost].empty()) x["high_refused"] = runs.high_refused[f.cost];
+            out["effects"].push_back(std::move(x));
+        }
+        j["quantities"].push_back(std::move(out));
+    }
+    return j;
+}
+
+std::string sensitivity_text(const nlohmann::ordered_json& s, size_t top) {
+    std::string out = fmt::format("sensitivity: {}  machine: {}  seed: {}\n{}; {} ranged costs\n",
+                                  s["experiment"].get<std::string>(), s["machine"].get<std::string>(),
+                                  s["seed"].get<uint64_t>(), s["method"].get<std::string>(), s["costs"].size());
+    std::map<std::string, Json> costs;
+    for (const Json& c : s["costs"]) costs[c["key"].get<std::string>()] = c;
+    for (const Json& q : s["quantities"]) {
+        std::string params;
+        for (const auto& [k, v] : q["params"].items()) {
+            if (std::find(s["swept"].begin(), s["swept"].end(), k) == s["swept"].end()) continue;
+            params += fmt::format("{}{}={}", params.empty() ? "" : " ", k, report::cell_text(v));
+        }
+        const std::string metric = q["metric"].get<std::string>();
+        out += fmt::format("\n{}{}: nominal {}\n", q["name"].get<std::string>(), params.empty() ? "" : " at " + params,
+                           report::metric_text(q["name"].get<std::string>() == metric ? metric : "", q["nominal"]));
+        report::TextTable table({"cost", "mark", "range", "at low", "at high", "swing", "relative"});
+        size_t shown = 0;
+        for (const Json& f : q["effects"]) {
+            if (shown++ == top) break;
+            const Json& c = costs[f["key"].get<std::string>()];
+            const auto type = c["type"].get<std::string>();
+            const config::ParamType t = type == "duration"    ? config::ParamType::duration
+                                        : type == "frequency" ? config::ParamType::frequency
+                                                              : config::ParamType::number;
+            const std::string m = q["name"].get<std::string>() == metric ? metric : "";
+            table.add_row(
+                {f["key"].get<std::string>(), c["mark"].get<std::string>(),
+                 cost_value_text(t, c["lo"].get<double>()) + " .. " + cost_value_text(t, c["hi"].get<double>()),
+                 f.contains("low_refused") ? "refused" : report::metric_text(m, f["low"]),
+                 f.contains("high_refused") ? "refused" : report::metric_text(m, f["high"]),
+                 report::metric_text(m, f["swing"]),
+                 f["relative"].is_number() ? fmt::format("{:+.1f}%", f["relative"].get<double>() * 100) : "-"});
+        }
+        out += table.render();
+    }
+    // Range ends the machine's own checks refuse, once each.
+    std::string refused;
+    if (!s["quantities"].empty()) {
+        for (const Json& f : s["quantities"][0]["effects"]) {
+            for (const char* end : {"low_refused", "high_refused"}) {
+                if (f.contains(end))
+                    refused +=
+                        fmt::format("  {} at its {} end: {}\n", f["key"].get<std::string>(),
+                                    std::string(end).substr(0, std::string(end).find('_')), f[end].get<std::string>());
+            }
+        }
+    }
+    if (!refused.empty()) out += "\nrefused (the range crosses a constraint of the model; swing 0 above):\n" + refused;
+    return out;
+}
+
+}  // namespace ipisim::experiment

@@ -1,0 +1,132 @@
+// experiment/sensitivity.h: one-at-a-time screening runs each ranged cost at its range ends (the
+// same runs as --set machine.KEY at those values), ranks the costs by their swing, screens the
+// gain of a swept mechanism switch, and is the same for any number of threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "experiment/experiment.h"
+#include "experiment/runner.h"
+#include "experiment/sensitivity.h"
+#include "report/tornado.h"
+
+namespace ipisim::experiment {
+namespace {
+
+const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+
+std::string read(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// toy4_arm with ranged irq_entry (100-300 ns) and a zero-width range on eoi, and ipi_latency on
+// it with both GIC barriers.
+std::string toy_dir(const std::string& router_range = "") {
+    const auto dir = std::filesystem::temp_directory_path() / "ipisim_sensitivity_test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "machines");
+    std::string m = read(kMachines + "/toy4_arm.toml");
+    auto replace = [&m](const std::string& from, const std::string& to) {
+        const size_t at = m.find(from);
+        if (at != std::string::npos) m.replace(at, from.size(), to);
+    };
+    replace("irq_entry = \"200 ns\"",
+            "irq_entry = { value = \"200 ns\", mark = \"A\", range = [\"100 ns\", \"300 ns\"], source = \"t\" }");
+    replace("eoi = \"50 ns\"",
+            "eoi = { value = \"50 ns\", mark = \"A\", range = [\"50 ns\", \"50 ns\"], source = \"t\" }");
+    if (!router_range.empty()) {
+        replace("router_service = \"0 ns\"",
+                "router_service = { value = \"0 ns\", mark = \"A\", range = " + router_range + ", source = \"t\" }");
+    }
+    std::ofstream(dir / "machines" / "toyr.toml") << m;
+    std::ofstream(dir / "toy.toml") << "[experiment]\nname = \"toy\"\nworkload = \"ipi_latency\"\nmachine = \"toyr\"\n"
+                                       "[kernel]\nversion = \"6.6\"\n[params]\nrounds = 2\nsender = 0\n"
+                                       "[sweep]\nkernel.gic_barrier = [\"wmb\", \"dsb_ishst\"]\n";
+    return dir.string();
+}
+
+PreparedExperiment prepare(const std::string& dir, const std::vector<std::string>& overrides = {}) {
+    return prepare_experiment(load_experiment(dir + "/toy.toml", overrides), dir + "/machines");
+}
+
+TEST(Sensitivity, a_cost_at_its_range_end_runs_as_the_same_value_given_with_set) {
+    const std::string dir = toy_dir();
+    const PreparedExperiment p = prepare(dir);
+    const SensitivityRuns runs = run_sensitivity(p, 1);
+    ASSERT_EQ(runs.costs.size(), 2U);
+    EXPECT_EQ(runs.costs[0].cost->key, "cpu.irq_entry");
+    PreparedExperiment low = prepare(dir, {"machine.cpu.irq_entry=100 ns"});
+    PreparedExperiment high = prepare(dir, {"machine.cpu.irq_entry=300 ns"});
+    for (size_t point = 0; point < 2; ++point) {
+        EXPECT_EQ(runs.low[0][point].dump(), run_point(low, point).metrics.dump());
+        EXPECT_EQ(runs.high[0][point].dump(), run_point(high, point).metrics.dump());
+    }
+}
+
+TEST(Sensitivity, costs_are_ranked_by_their_swing_and_a_zero_width_range_has_none) {
+    const std::string dir = toy_dir();
+    const PreparedExperiment p = prepare(dir);
+    const SensitivityRuns runs = run_sensitivity(p, 2);
+    const auto j = sensitivity_json(p, runs, {"ns_per_call"});
+    // Two points, then the gain wmb/dsb_ishst.
+    ASSERT_EQ(j["quantities"].size(), 3U);
+    for (const auto& q : j["quantities"]) {
+        ASSERT_EQ(q["effects"].size(), 2U);
+        EXPECT_EQ(q["effects"][0]["key"], "cpu.irq_entry");
+        EXPECT_EQ(q["effects"][1]["key"], "cpu.eoi");
+        EXPECT_EQ(q["effects"][1]["swing"].get<double>(), 0.0);
+        EXPECT_EQ(q["effects"][1]["low"], q["nominal"]);
+    }
+    const auto& call = j["quantities"][0];
+    EXPECT_GT(call["effects"][0]["swing"].get<double>(), 0.0);  // a slower entry, a slower call
+    EXPECT_DOUBLE_EQ(call["effects"][0]["relative"].get<double>(),
+                     call["effects"][0]["swing"].get<double>() / call["nominal"].get<double>());
+    const auto& gain = j["quantities"][2];
+    EXPECT_EQ(gain["name"], "gain kernel.gic_barrier=wmb/dsb_ishst ns_per_call");
+    EXPECT_DOUBLE_EQ(gain["nominal"].get<double>(),
+                     runs.nominal[0]["ns_per_call"].get<double>() / runs.nominal[1]["ns_per_call"].get<double>());
+    const std::string text = sensitivity_text(j, 1);
+    EXPECT_NE(text.find("gain kernel.gic_barrier=wmb/dsb_ishst ns_per_call"), std::string::npos);
+    EXPECT_NE(text.find("cpu.irq_entry"), std::string::npos);
+    EXPECT_EQ(text.find("cpu.eoi"), std::string::npos);  // --top 1
+    const std::string plot = report::tornado_script(gain, 10, "t.svg", "t.png");
+    EXPECT_NE(plot.find("\"cpu.irq_entry\" 2"), std::string::npos);  // largest swing on top
+}
+
+TEST(Sensitivity, a_range_end_the_machine_refuses_is_reported_with_its_reason_and_no_swing) {
+    // router_service up to 1 us, longer than the toy's 500 ns self delivery.
+    const std::string dir = toy_dir("[\"0 ns\", \"1 us\"]");
+    const PreparedExperiment p = prepare(dir);
+    const SensitivityRuns runs = run_sensitivity(p, 2);
+    ASSERT_EQ(runs.costs.size(), 3U);
+    EXPECT_EQ(runs.costs[2].cost->key, "intc.fabric.router_service");
+    EXPECT_EQ(runs.low_refused[2], "");
+    EXPECT_NE(runs.high_refused[2].find("router_service"), std::string::npos);
+    const auto j = sensitivity_json(p, runs, {"ns_per_call"});
+    const auto& effects = j["quantities"][0]["effects"];
+    const auto it = std::find_if(effects.begin(), effects.end(),
+                                 [](const auto& f) { return f["key"] == "intc.fabric.router_service"; });
+    ASSERT_NE(it, effects.end());
+    EXPECT_TRUE((*it)["high"].is_null());
+    EXPECT_EQ((*it)["swing"].get<double>(), 0.0);
+    EXPECT_TRUE(it->contains("high_refused"));
+    EXPECT_NE(sensitivity_text(j, 5).find("intc.fabric.router_service at its high end:"), std::string::npos);
+}
+
+TEST(Sensitivity, one_or_two_threads_give_the_same_screening) {
+    const std::string dir = toy_dir();
+    const PreparedExperiment p = prepare(dir);
+    const auto a = sensitivity_json(p, run_sensitivity(p, 1), {"ns_per_call", "total_ns"});
+    const auto b = sensitivity_json(p, run_sensitivity(p, 2), {"ns_per_call", "total_ns"});
+    EXPECT_EQ(a.dump(), b.dump());
+}
+
+}  // namespace
+}  // namespace ipisim::experiment
