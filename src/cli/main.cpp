@@ -45,7 +45,7 @@ int guarded(const std::function<int()>& command) {
 
 // A path or number flag given an empty value (`--out ''`) is a usage error (exit 2, "--out: ..."),
 // never read as "not given" or as 0.
-const CLI::Validator kNotEmpty(
+const CLI::Validator not_empty(
     [](const std::string& value) { return value.empty() ? std::string("must not be empty") : std::string(); }, "", "");
 
 // The output flags of `run` and `reproduce` (cli/run_output.h); `trace_what` says what --trace names.
@@ -57,7 +57,7 @@ void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& tr
     cmd->add_flag_callback(
         "--progress", [&out] { out.console.progress = cli::ProgressMode::always; },
         "progress on stderr even when it is not a terminal (a line per point)");
-    cmd->add_option("--trace", out.trace, trace_what)->check(kNotEmpty);
+    cmd->add_option("--trace", out.trace, trace_what)->check(not_empty);
     cmd->add_option("--trace-window", out.trace_window, "the traced time span, e.g. 2ms..2.2ms");
     cmd->add_option("--trace-point", out.trace_point, "the traced sweep point, from 0 (default: the last)");
     cmd->add_option("--uncertainty", out.uncertainty,
@@ -98,10 +98,10 @@ int main(int argc, char** argv) {
     app.fallthrough();
 
     cli::DataDirs dirs = cli::default_data_dirs();
-    app.add_option("--machines", dirs.machines, "directory of machine files")->capture_default_str()->check(kNotEmpty);
+    app.add_option("--machines", dirs.machines, "directory of machine files")->capture_default_str()->check(not_empty);
     app.add_option("--experiments", dirs.experiments, "directory of experiment files")
         ->capture_default_str()
-        ->check(kNotEmpty);
+        ->check(not_empty);
 
     std::function<int()> command;
 
@@ -123,10 +123,10 @@ int main(int argc, char** argv) {
     CLI::App* run = app.add_subcommand("run", "run an experiment file");
     run->add_option("experiment", run_args.experiment, "experiment file (or name in the experiments directory)")
         ->required();
-    CLI::Option* seed_opt = run->add_option("--seed", seed, "override experiment.seed")->check(kNotEmpty);
+    CLI::Option* seed_opt = run->add_option("--seed", seed, "override experiment.seed")->check(not_empty);
     run->add_option("--set", run_args.overrides, "override a value: key=value (repeatable)")->allow_extra_args(false);
     run->add_option("--out", run_args.out_dir, "output directory (default: results/<experiment name>)")
-        ->check(kNotEmpty);
+        ->check(not_empty);
     add_output_flags(run, run_args.output, "write a Chrome/Perfetto trace of one point to this file");
     run->add_option("--jobs,-j", run_args.jobs, "threads running sweep points (default: one per CPU)")
         ->check(CLI::PositiveNumber);
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     CLI::App* reproduce = app.add_subcommand("reproduce", "run every seed experiment (experiments/seed*.toml)");
     reproduce->add_option("--out", reproduce_args.out_dir, "output directory (one folder per experiment)")
         ->capture_default_str()
-        ->check(kNotEmpty);
+        ->check(not_empty);
     reproduce->add_option("--only", reproduce_args.only, "run only these experiment names (repeatable)");
     add_output_flags(reproduce, reproduce_args.output,
                      "write DIR/<experiment>.trace.json, a Chrome/Perfetto trace of each experiment's last point "
@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     merge->add_option("shards", merge_args.shards, "the shard folders")->required();
     merge->add_option("--out", merge_args.out_dir, "output directory of the combined results")
         ->required()
-        ->check(kNotEmpty);
+        ->check(not_empty);
     merge->add_flag("--force", merge_args.force, "replace results of another experiment in --out");
     merge->callback([&] { command = [&] { return cli::merge_command(merge_args, dirs); }; });
 
@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
     show->callback([&] { command = [&] { return cli::machine_show_command(machine_name, dirs); }; });
     CLI::App* import_cmd = machine->add_subcommand("import", "machine-file skeleton from hwloc XML (lstopo --of xml)");
     import_cmd->add_option("xml", xml_path, "hwloc XML file")->required();
-    import_cmd->add_option("-o,--output", out_path, "output TOML file (default: stdout)")->check(kNotEmpty);
+    import_cmd->add_option("-o,--output", out_path, "output TOML file (default: stdout)")->check(not_empty);
     import_cmd->callback([&] { command = [&] { return cli::machine_import_command(xml_path, out_path); }; });
 
     cli::ProbeArgs probe_args;
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
     CLI::App* probe = app.add_subcommand("probe", "measure this host and write a machine file (host.toml)");
     probe->add_flag("--quick", probe_args.quick, "fewer samples (well under a minute)");
     probe->add_flag("!--no-realtime", probe_args.realtime, "measuring threads at normal priority, not SCHED_FIFO");
-    probe->add_option("--out", probe_args.out_dir, "output directory")->capture_default_str()->check(kNotEmpty);
+    probe->add_option("--out", probe_args.out_dir, "output directory")->capture_default_str()->check(not_empty);
     probe->callback([&] { command = [&] { return cli::probe_command(probe_args); }; });
 
     cli::ValidateHostArgs validate_args;
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
     check->add_option("--replay", check_args.replay, "rerun the run a replay file records");
     check->add_option("--out", check_args.out_dir, "where a violation's log and replay file go")
         ->capture_default_str()
-        ->check(kNotEmpty);
+        ->check(not_empty);
     check->callback([&] { command = [&] { return cli::check_command(check_args, dirs); }; });
 
     cli::SensitivityArgs sens_args;

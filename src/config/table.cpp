@@ -422,7 +422,7 @@ void Document::apply_override(const std::string& assignment) {
                     source, 0, key,
                     fmt::format("expected {} like the value it replaces, got {}", type_name(*existing), type_name(*v)));
             }
-            v->visit([&](auto&& typed) { t->insert_or_assign(part, std::move(typed)); });
+            v->visit([&](auto& typed) { t->insert_or_assign(part, std::move(typed)); });  // v is ours to move from
             return;
         }
         toml::node* next = t->get(part);

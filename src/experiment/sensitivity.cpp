@@ -261,10 +261,11 @@ std::string sensitivity_text(const nlohmann::ordered_json& s, size_t top) {
     if (!s["quantities"].empty()) {
         for (const Json& f : s["quantities"][0]["effects"]) {
             for (const char* end : {"low_refused", "high_refused"}) {
-                if (f.contains(end))
+                if (f.contains(end)) {
                     refused +=
                         fmt::format("  {} at its {} end: {}\n", f["key"].get<std::string>(),
                                     std::string(end).substr(0, std::string(end).find('_')), f[end].get<std::string>());
+                }
             }
         }
     }

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <optional>
 
@@ -41,7 +42,7 @@ using namespace sim::literals;
 
 // [A] show_cpuinfo() per CPU besides the frequency: ~25 seq_printf fields and ~100-150 flag
 // strings, plus seq_read's copy_to_user of ~1.5 KB (path length at IPC ~1-2).
-constexpr uint64_t show_cpuinfo_cycles = 20'000;
+constexpr uint64_t kShowCpuinfoCycles = 20'000;
 
 struct Params {
     double busy_fraction = 1.0;
@@ -81,7 +82,7 @@ std::vector<bool> pick_busy(uint32_t nr_cpus, hw::CpuId opener, double fraction,
     for (hw::CpuId c = 0; c < nr_cpus; ++c) {
         if (c != opener) cand.push_back(c);
     }
-    const auto k = static_cast<size_t>(fraction * static_cast<double>(cand.size()) + 0.5);
+    const auto k = static_cast<size_t>(std::floor(fraction * static_cast<double>(cand.size()) + 0.5));
     std::vector<bool> busy(nr_cpus, false);
     for (size_t i = 0; i < k; ++i) {
         const size_t j = i + rng.uniform(0, cand.size() - 1 - i);
@@ -198,7 +199,7 @@ public:
                     for (hw::CpuId c = 0; c < k.nr_cpus(); ++c) {
                         const uint32_t khz = co_await amp.aperfmperf_get_khz(cpu, c);
                         (void)khz;  // 0: cpufreq_quick_get(), then cpu_khz
-                        co_await cpu.compute_cycles(sim::Cycles(show_cpuinfo_cycles));
+                        co_await cpu.compute_cycles(sim::Cycles(kShowCpuinfoCycles));
                     }
                     read_lat.push_back(cpu.now() - t1);
                 }

@@ -29,7 +29,10 @@ std::string read(const std::filesystem::path& p) {
 // toy4_arm with ranged irq_entry (100-300 ns) and a zero-width range on eoi, and ipi_latency on
 // it with both GIC barriers.
 std::string toy_dir(const std::string& router_range = "") {
-    const auto dir = std::filesystem::temp_directory_path() / "ipisim_sensitivity_test";
+    // One folder per test: ctest runs the tests of this file in parallel.
+    const auto dir = std::filesystem::temp_directory_path() /
+                     (std::string("ipisim_sensitivity_test_") +
+                      testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "machines");
     std::string m = read(kMachines + "/toy4_arm.toml");
