@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -330,9 +332,74 @@ Document Document::load(const std::string& path) {
     return parse(read_text(path), path);
 }
 
+// toml++ 3.3 (Debian 12) reaches TOML_UNREACHABLE -- undefined behaviour, caught by UBSan on a
+// fuzzed input -- in is_non_ascii_horizontal_whitespace() for most non-ASCII code points met
+// where whitespace may stand (its range table misses them). TOML allows non-ASCII text only in
+// strings and comments, so a non-ASCII byte anywhere else is refused here, with its line, before
+// toml++ sees the text; so is one right after a multi-line string's line-ending backslash, where
+// the parser trims whitespace.
+namespace {
+void refuse_toml_unsafe_text(std::string_view text, const std::string& name, const std::string& key, int line0) {
+    enum class In { code, comment, basic, literal, ml_basic, ml_literal };
+    In in = In::code;
+    bool trimming = false;  // after a line-ending backslash in a multi-line basic string
+    int line = line0;
+    auto at = [&](size_t i, const char* s) { return text.substr(i, std::strlen(s)) == s; };
+    auto fail = [&](unsigned char c) {
+        throw ConfigError(name, line, key,
+                          fmt::format("byte 0x{:02X}: non-ASCII text is allowed only in strings and comments", c));
+    };
+    // A leading byte-order mark (U+FEFF) is allowed: toml++ skips it.
+    for (size_t i = at(0, "\xEF\xBB\xBF") ? 3 : 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c == '\n') ++line;
+        const bool ascii = c < 0x80;
+        if (trimming) {
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+            trimming = false;
+            if (!ascii) fail(c);
+        }
+        switch (in) {
+            case In::code:
+                if (!ascii) break;
+                if (c == '#') in = In::comment;
+                if (c == '"') in = at(i, "\"\"\"") ? (i += 2, In::ml_basic) : In::basic;
+                if (c == '\'') in = at(i, "\'\'\'") ? (i += 2, In::ml_literal) : In::literal;
+                continue;
+            case In::comment:
+                if (c == '\n') in = In::code;
+                continue;
+            case In::basic:
+                if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;
+                if (c == '"' || c == '\n') in = In::code;
+                continue;
+            case In::literal:
+                if (c == '\'' || c == '\n') in = In::code;
+                continue;
+            case In::ml_basic:
+                if (c == '\\' && i + 1 < text.size()) {
+                    const char n = text[i + 1];
+                    if (n == ' ' || n == '\t' || n == '\r' || n == '\n') {
+                        trimming = true;
+                    } else {
+                        ++i;
+                    }
+                }
+                if (at(i, "\"\"\"")) in = (i += 2, In::code);
+                continue;
+            case In::ml_literal:
+                if (at(i, "\'\'\'")) in = (i += 2, In::code);
+                continue;
+        }
+        fail(c);
+    }
+}
+}  // namespace
+
 Document Document::parse(std::string_view text, const std::string& name) {
     Document d;
     d.name_ = name;
+    refuse_toml_unsafe_text(text, name, "(syntax)", 1);
     try {
         d.tree_ = std::make_shared<toml::table>(toml::parse(text, name));
     } catch (const toml::parse_error& e) {
@@ -372,6 +439,7 @@ toml::table parse_override_value(const std::string& key, const std::string& valu
     if (value.find_first_of("\r\n") != std::string::npos) {
         throw ConfigError(source, 0, key, "the value must be on one line");
     }
+    refuse_toml_unsafe_text(value, source, key, 0);
     try {
         toml::table parsed = toml::parse("v = " + value, source);
         if (parsed.size() == 1) return parsed;

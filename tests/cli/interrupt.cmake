@@ -73,7 +73,7 @@ execute_process(COMMAND ${IPISIM} run ${WORK}/e.toml --out ${WORK}/int --resume 
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "--resume exited ${rc}\n${err}")
 endif()
-if(NOT err MATCHES "resuming: [1-9][0-9]* points kept from ")
+if(NOT err MATCHES "resuming: [1-9][0-9]* points? kept from ")
   message(FATAL_ERROR "--resume kept nothing:\n${err}")
 endif()
 # --progress: a line per point run, "[k/n] slow_sweep ..." with n the points left to run.

@@ -58,6 +58,30 @@ TEST(Table, a_nan_or_infinite_number_is_an_error_at_its_key) {
 }
 
 // Regression (reliability review E68): a symlink loop was reported as "no such file".
+TEST(Table, a_character_the_toml_parser_mishandles_is_a_located_error_before_it_parses) {
+    // toml++ 3.3 reaches an unreachable branch (UB) on non-ASCII code points where whitespace
+    // may stand: the fuzz corpus found it. Non-ASCII text is TOML only in strings and comments.
+    const char* bad[] = {"a = 1\nb = 2 \xEF\xB7\xBA\n", "a = 1\nb = 2 \xC3\xA9\n",
+                         "a = 1\nb = \"\"\"x\\\n \xC3\xA9\"\"\"\n"};
+    const int lines[] = {2, 2, 3};
+    for (size_t k = 0; k < std::size(bad); ++k) {
+        try {
+            (void)Document::parse(bad[k], "u.toml");
+            ADD_FAILURE() << "no error for " << bad[k];
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(e.file(), "u.toml");
+            EXPECT_EQ(e.line(), lines[k]) << e.what();
+            EXPECT_NE(e.problem().find("non-ASCII"), std::string::npos) << e.what();
+        }
+    }
+    const Document ok = Document::parse(
+        "\xEF\xBB\xBF# caf\xC3\xA9\na = \"caf\xC3\xA9 \\\" \xEF\xB7\xBA\"\nb = 'caf\xC3\xA9'\nc = "
+        "\"\"\"\ncaf\xC3\xA9\"\"\"\n"
+        "d = 1 # \xC3\xA9\n",
+        "ok.toml");
+    EXPECT_EQ(ok.root().get<std::string>("b"), "caf\xC3\xA9");
+}
+
 TEST(Table, a_file_that_cannot_be_read_says_why) {
     const auto dir = std::filesystem::temp_directory_path() / "ipisim_table_test_files";
     std::filesystem::remove_all(dir);
