@@ -34,6 +34,9 @@ struct PlotSpec {
 
 std::vector<PlotSpec> plan_plots(const ExperimentResults& results);
 
+// A gnuplot double-quoted string: \" and \\ escaped, a newline written as \n.
+std::string gp_string(const std::string& s);
+
 // The gnuplot script drawing `spec` into svg and png (paths as given).
 std::string gnuplot_script(const ExperimentResults& results, const PlotSpec& spec, const std::string& svg,
                            const std::string& png);

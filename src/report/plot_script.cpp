@@ -11,6 +11,19 @@
 
 namespace ipisim::report {
 
+std::string gp_string(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
 namespace {
 
 using config::contains;
@@ -81,19 +94,6 @@ bool geometric(const std::vector<double>& v) {
     for (size_t i = 1; i < v.size(); ++i) ratios.push_back(v[i] / v[i - 1]);
     std::sort(ratios.begin(), ratios.end());
     return ratios[ratios.size() / 2] >= 1.8;
-}
-
-std::string gp_string(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
 }
 
 // "flush=ipi", "k=v k2=v2": the legend says which parameter each line stands for.

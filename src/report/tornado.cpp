@@ -16,19 +16,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string quoted(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
 // Percent change from nominal, 0 where undefined.
 double percent(const Json& v, double nominal) {
     if (!v.is_number() || nominal == 0) return 0;
@@ -54,13 +41,13 @@ std::string tornado_script(const Json& q, size_t top, const std::string& svg, co
         const Json& f = q["effects"][i];
         const size_t y = n - i;  // largest on top
         data += fmt::format("{} {:.6g} {:.6g}\n", y, percent(f["low"], nominal), percent(f["high"], nominal));
-        ytics += fmt::format("{}{} {}", ytics.empty() ? "" : ", ", quoted(f["key"].get<std::string>()), y);
+        ytics += fmt::format("{}{} {}", ytics.empty() ? "" : ", ", gp_string(f["key"].get<std::string>()), y);
     }
     std::string plot = "$effects << EOD\n" + data + "EOD\n";
     plot += fmt::format("set title {}\n",
-                        quoted(fmt::format("{} at {}\nnominal {:.6g}; bars: cost at the low / high "
-                                           "end of its range, the others nominal",
-                                           q["name"].get<std::string>(), params_text(q["params"]), nominal)));
+                        gp_string(fmt::format("{} at {}\nnominal {:.6g}; bars: cost at the low / high "
+                                              "end of its range, the others nominal",
+                                              q["name"].get<std::string>(), params_text(q["params"]), nominal)));
     plot += "set xlabel \"change from nominal (%)\"\n";
     plot += fmt::format("set ytics ({})\nset yrange [0.4:{}.6]\n", ytics, n);
     plot += "set grid xtics\nset xzeroaxis lt -1\nset key bottom right\nset style fill solid 0.8 border -1\n";
@@ -71,9 +58,9 @@ std::string tornado_script(const Json& q, size_t top, const std::string& svg, co
         "with boxxyerror lc rgb \"#ee6677\" title \"cost at high end\"\n";
     std::string s = "# ipisim sensitivity: tornado plot (report/tornado.h)\n";
     s += "set terminal svg size 1000,560 dynamic noenhanced font \"sans,12\" background rgb \"white\"\n";
-    s += fmt::format("set output {}\n{}", quoted(svg), plot);
+    s += fmt::format("set output {}\n{}", gp_string(svg), plot);
     s += "set terminal pngcairo size 1000,560 noenhanced font \"sans,10\" background rgb \"white\"\n";
-    s += fmt::format("set output {}\nreplot\nset output\n", quoted(png));
+    s += fmt::format("set output {}\nreplot\nset output\n", gp_string(png));
     return s;
 }
 
