@@ -8,6 +8,7 @@
 #include "cli/run_command.h"
 #include "experiment/runner.h"
 #include "report/results_files.h"
+#include "support/scratch_path.h"
 
 using namespace ipisim;
 
@@ -15,7 +16,7 @@ namespace {
 
 report::ExperimentResults run_tlb_flush2(const std::string& protocol) {
     check::register_mutants();
-    const auto dir = std::filesystem::temp_directory_path() / ("ipisim_run_check_" + protocol);
+    const auto dir = ::ipisim::test::scratch_path(("ipisim_run_check_" + protocol));
     std::filesystem::create_directories(dir);
     const std::string file = (dir / "e.toml").string();
     report::write_text_file(file,
@@ -52,7 +53,7 @@ TEST(RunCheck, a_deadlocked_run_names_its_wait_for_cycle_instead_of_zero_loops) 
 // point is in its row, the other's row is clean, and `ipisim run` exits 1.
 TEST(RunCheck, run_exits_1_when_a_point_run_on_another_thread_violates_an_invariant) {
     check::register_mutants();
-    const auto dir = std::filesystem::temp_directory_path() / "ipisim_run_check_jobs";
+    const auto dir = ::ipisim::test::scratch_path("ipisim_run_check_jobs");
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     const std::string file = (dir / "e.toml").string();

@@ -1,6 +1,7 @@
 // cli::Console (cli/console.h): progress lines, and whole lines on stdout and stderr when both
 // go to one file.
 #include "cli/console.h"
+#include "support/scratch_path.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -43,7 +44,7 @@ TEST(Console, durations_read_as_seconds_minutes_or_hours) {
 // lines in the middle with progress lines. Two streams on one file, buffered as stdout and
 // stderr are when redirected, must still give whole lines in the order they were written.
 TEST(Console, stdout_and_stderr_into_one_file_never_cut_a_line) {
-    const auto path = std::filesystem::temp_directory_path() / "ipisim_console_one_file.txt";
+    const auto path = ::ipisim::test::scratch_path("ipisim_console_one_file.txt");
     std::FILE* file = std::fopen(path.c_str(), "w");
     ASSERT_NE(file, nullptr);
     std::FILE* out = fdopen(dup(fileno(file)), "w");

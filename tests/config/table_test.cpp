@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "config/table.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::config {
 namespace {
@@ -83,7 +84,7 @@ TEST(Table, a_character_the_toml_parser_mishandles_is_a_located_error_before_it_
 }
 
 TEST(Table, a_file_that_cannot_be_read_says_why) {
-    const auto dir = std::filesystem::temp_directory_path() / "ipisim_table_test_files";
+    const auto dir = ::ipisim::test::scratch_path("ipisim_table_test_files");
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "folder.toml");
     std::filesystem::create_symlink("loop.toml", dir / "loop.toml");

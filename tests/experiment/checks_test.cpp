@@ -9,6 +9,7 @@
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "report/results_files.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
 
 std::filesystem::path scratch(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("ipisim_checks_test_" + name);
+    auto dir = ::ipisim::test::scratch_path(("ipisim_checks_test_" + name));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;

@@ -10,6 +10,7 @@
 #include "experiment/runner.h"
 #include "report/results_files.h"
 #include "report/summary.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
@@ -28,7 +29,7 @@ std::string read(const std::filesystem::path& p) {
 }
 
 std::filesystem::path scratch(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("ipisim_experiment_test_" + name);
+    auto dir = ::ipisim::test::scratch_path(("ipisim_experiment_test_" + name));
     std::filesystem::remove_all(dir);
     return dir;
 }

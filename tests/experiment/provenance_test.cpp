@@ -10,6 +10,7 @@
 #include "experiment/build_info.h"
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
 
 std::string toy_file() {
-    const auto path = std::filesystem::temp_directory_path() / "ipisim_provenance_test.toml";
+    const auto path = ::ipisim::test::scratch_path("ipisim_provenance_test.toml");
     std::ofstream(path) << "[experiment]\nname = \"toy\"\nworkload = \"ipi_latency\"\nmachine = \"toy4_arm\"\n"
                            "[kernel]\nversion = \"6.6\"\n[params]\nrounds = 2\nsender = 0\n";
     return path.string();

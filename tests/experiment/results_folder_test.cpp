@@ -12,12 +12,13 @@
 #include "experiment/shard.h"
 #include "report/atomic_file.h"
 #include "report/results_files.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
 std::filesystem::path fresh_dir(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("ipisim_results_folder_test_" + name);
+    const auto dir = ::ipisim::test::scratch_path(("ipisim_results_folder_test_" + name));
     std::filesystem::remove_all(dir);
     return dir;
 }

@@ -13,6 +13,7 @@
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
 #include "report/tornado.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
@@ -30,9 +31,8 @@ std::string read(const std::filesystem::path& p) {
 // it with both GIC barriers.
 std::string toy_dir(const std::string& router_range = "") {
     // One folder per test: ctest runs the tests of this file in parallel.
-    const auto dir =
-        std::filesystem::temp_directory_path() /
-        (std::string("ipisim_sensitivity_test_") + testing::UnitTest::GetInstance()->current_test_info()->name());
+    const auto dir = ::ipisim::test::scratch_path(
+        (std::string("ipisim_sensitivity_test_") + testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "machines");
     std::string m = read(kMachines + "/toy4_arm.toml");

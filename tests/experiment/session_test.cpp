@@ -13,6 +13,7 @@
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "experiment/session.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
 
 std::filesystem::path fresh_dir(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("ipisim_session_test_" + name);
+    const auto dir = ::ipisim::test::scratch_path(("ipisim_session_test_" + name));
     std::filesystem::remove_all(dir);
     return dir;
 }
@@ -34,7 +35,7 @@ std::string read(const std::filesystem::path& p) {
 
 // ipi_latency on the toy GICv3 machine, 4 points, and a published value for sender 0 only.
 std::string toy_file() {
-    const auto path = std::filesystem::temp_directory_path() / "ipisim_session_test.toml";
+    const auto path = ::ipisim::test::scratch_path("ipisim_session_test.toml");
     std::ofstream(path) << "[experiment]\nname = \"toy\"\nworkload = \"ipi_latency\"\nmachine = \"toy4_arm\"\n"
                            "[kernel]\nversion = \"6.6\"\n[params]\nrounds = 2\nsender = 0\n"
                            "[sweep]\nsender = [0, 1, 2, 3]\n"

@@ -12,6 +12,7 @@
 #include "report/published.h"
 #include "report/results_files.h"
 #include "report/seed_shape.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
@@ -19,7 +20,7 @@ namespace {
 const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
 
 std::string write(const std::string& name, const std::string& text) {
-    const auto dir = std::filesystem::temp_directory_path() / ("ipisim_sweep_test_" + name);
+    const auto dir = ::ipisim::test::scratch_path(("ipisim_sweep_test_" + name));
     std::filesystem::remove_all(dir);
     report::write_text_file(dir / "e.toml", text);
     return (dir / "e.toml").string();

@@ -17,6 +17,7 @@
 #include "experiment/runner.h"
 #include "experiment/uncertainty.h"
 #include "hw/machine.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
@@ -40,7 +41,7 @@ void replace(std::string& text, const std::string& from, const std::string& to) 
 // ipi_latency experiment on it (2 points).
 std::string toy_with_ranges(const std::string& name, const std::string& irq_range, const std::string& fabric_range,
                             const std::string& router_range = "") {
-    const auto dir = std::filesystem::temp_directory_path() / ("ipisim_uncertainty_" + name);
+    const auto dir = ::ipisim::test::scratch_path(("ipisim_uncertainty_" + name));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "machines");
     std::string machine = read(kMachines + "/toy4_arm.toml");

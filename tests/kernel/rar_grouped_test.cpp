@@ -16,6 +16,7 @@
 #include "mm_world.h"
 #include "report/results_files.h"
 #include "sim/registry.h"
+#include "support/scratch_path.h"
 #include "workload/workload.h"
 
 using namespace ipisim;
@@ -167,7 +168,7 @@ TEST(RarGrouped, a_sender_visiting_its_own_l3_first_does_not_hold_up_a_near_targ
 TEST(RarGrouped, where_grouping_cannot_matter_it_runs_exactly_as_rar_optimized) {
     // toy4: one L3, 4 CPUs, 64 slots: slot = cpu and CPU order under both rules. tlb_flush2
     // with 4 threads: the same events, to the fingerprint.
-    const auto dir = std::filesystem::temp_directory_path() / "ipisim_rar_grouped_test";
+    const auto dir = ::ipisim::test::scratch_path("ipisim_rar_grouped_test");
     std::filesystem::create_directories(dir);
     const std::string file = (dir / "e.toml").string();
     report::write_text_file(file,

@@ -1,5 +1,6 @@
 // cpuidle states from a sysfs-like tree: names and declared latencies, or why there are none.
 #include "probe/cpuidle.h"
+#include "support/scratch_path.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +18,7 @@ void put(const fs::path& p, const std::string& text) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-    const fs::path d = fs::temp_directory_path() / ("ipisim-cpuidle-test-" + name);
+    const fs::path d = ::ipisim::test::scratch_path(("ipisim-cpuidle-test-" + name));
     fs::remove_all(d);
     return d;
 }

@@ -1,5 +1,6 @@
 // Host facts from /proc/cpuinfo and dmesg text, and the interrupt-controller mode they imply.
 #include "probe/host_info.h"
+#include "support/scratch_path.h"
 
 #include <gtest/gtest.h>
 
@@ -64,7 +65,7 @@ TEST(ProbeHostInfo, without_dmesg_the_x2apic_flag_means_cluster_mode_and_says_it
 
 TEST(ProbeHostInfo, only_active_mitigations_are_listed_sorted_by_vulnerability) {
     namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() / "ipisim-vulnerabilities-test";
+    const fs::path dir = ::ipisim::test::scratch_path("ipisim-vulnerabilities-test");
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream(dir / "spectre_v2") << "Mitigation: Retpolines; IBPB: conditional\n";

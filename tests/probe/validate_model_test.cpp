@@ -2,6 +2,7 @@
 // (marks and all), as an experiment through the experiment layer: deterministic, one shootdown
 // IPI per loop at two threads, the [kernel] of the host's release, mistakes before any run.
 #include "cli/validate_model.h"
+#include "support/scratch_path.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -20,8 +21,7 @@ namespace {
 // One directory per test process (ctest runs tests in parallel, other checkouts may too),
 // removed after the test.
 std::filesystem::path test_dir() {
-    return std::filesystem::temp_directory_path() /
-           fmt::format("ipisim-validate-model-test-{}", static_cast<long>(getpid()));
+    return ::ipisim::test::scratch_path(fmt::format("ipisim-validate-model-test-{}", static_cast<long>(getpid())));
 }
 
 std::string host_file(const std::string& text = probe::host_machine_text(probe::testing::sample_results())) {

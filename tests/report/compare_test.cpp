@@ -8,6 +8,7 @@
 #include "config/error.h"
 #include "report/compare.h"
 #include "report/results_files.h"
+#include "support/scratch_path.h"
 
 using namespace ipisim;
 using namespace ipisim::report;
@@ -63,7 +64,7 @@ TEST(Compare, chosen_metrics_only_and_an_unknown_one_is_an_error) {
 }
 
 std::filesystem::path scratch(const std::string& name) {
-    auto p = std::filesystem::temp_directory_path() / ("ipisim_compare_" + name);
+    auto p = ::ipisim::test::scratch_path(("ipisim_compare_" + name));
     std::filesystem::remove_all(p);
     std::filesystem::create_directories(p);
     return p;

@@ -12,6 +12,7 @@
 #include "report/html_report.h"
 #include "report/plot.h"
 #include "report/results_files.h"
+#include "support/scratch_path.h"
 
 using namespace ipisim;
 using namespace ipisim::report;
@@ -19,7 +20,7 @@ using namespace ipisim::report;
 namespace {
 
 std::filesystem::path scratch(const std::string& name) {
-    auto p = std::filesystem::temp_directory_path() / ("ipisim_html_" + name);
+    auto p = ::ipisim::test::scratch_path(("ipisim_html_" + name));
     std::filesystem::remove_all(p);
     std::filesystem::create_directories(p);
     return p;

@@ -9,6 +9,7 @@
 #include "config/error.h"
 #include "report/plot.h"
 #include "report/results_files.h"
+#include "support/scratch_path.h"
 
 using namespace ipisim;
 using namespace ipisim::report;
@@ -134,7 +135,7 @@ TEST(Plot, each_bar_is_labelled_with_its_value_and_its_difference_from_the_serie
 }
 
 std::filesystem::path scratch(const std::string& name) {
-    auto p = std::filesystem::temp_directory_path() / ("ipisim_plot_" + name);
+    auto p = ::ipisim::test::scratch_path(("ipisim_plot_" + name));
     std::filesystem::remove_all(p);
     std::filesystem::create_directories(p);
     return p;

@@ -10,6 +10,7 @@
 #include "report/point_recorder.h"
 #include "report/trace_event_validator.h"
 #include "support/kernel_world.h"
+#include "support/scratch_path.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -17,7 +18,7 @@ using namespace ipisim::sim::literals;
 namespace {
 
 std::filesystem::path scratch(const std::string& name) {
-    auto p = std::filesystem::temp_directory_path() / ("ipisim_point_recorder_" + name);
+    auto p = ::ipisim::test::scratch_path(("ipisim_point_recorder_" + name));
     std::filesystem::remove_all(p);
     return p;
 }

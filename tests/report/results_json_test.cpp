@@ -7,6 +7,7 @@
 #include "report/published.h"
 #include "report/results_files.h"
 #include "report/shape_json.h"
+#include "support/scratch_path.h"
 
 using namespace ipisim;
 using namespace ipisim::report;
@@ -55,7 +56,7 @@ TEST(ResultsJson, a_results_folder_reads_back_to_the_same_results_and_published_
     EXPECT_TRUE(r.rows[0].published.empty());
     EXPECT_EQ(r.rows[1].published["loops_per_sec"], 1040000);
 
-    const auto file = std::filesystem::temp_directory_path() / "ipisim_results_json_test.json";
+    const auto file = ::ipisim::test::scratch_path("ipisim_results_json_test.json");
     write_text_file(file, results_json(r).dump(2));
     const ExperimentResults back = read_results_json(file);
     EXPECT_EQ(results_json(back), results_json(r));
@@ -76,7 +77,7 @@ TEST(ResultsJson, a_results_folder_reads_back_to_the_same_results_and_published_
 // Files written before rows carried their point, events and simulated time (and results
 // folders' commit records, which the reader ignores) still read: a row is the point of its index.
 TEST(ResultsJson, an_older_results_json_without_points_or_events_reads_with_the_row_index_as_point) {
-    const auto file = std::filesystem::temp_directory_path() / "ipisim_results_json_older.json";
+    const auto file = ::ipisim::test::scratch_path("ipisim_results_json_older.json");
     write_text_file(file, R"({"experiment": "e", "seed": 1, "complete": true, "config_hash": "0123456789abcdef",
         "rows": [{"params": {"n": 1}, "metrics": {"x": 2.5}, "fingerprint": "00000000000000aa"},
                  {"params": {"n": 2}, "metrics": {"x": null}}]})");
@@ -92,7 +93,7 @@ TEST(ResultsJson, an_older_results_json_without_points_or_events_reads_with_the_
 }
 
 TEST(ResultsJson, a_row_member_of_the_wrong_type_names_the_file_and_the_member) {
-    const auto file = std::filesystem::temp_directory_path() / "ipisim_results_json_bad.json";
+    const auto file = ::ipisim::test::scratch_path("ipisim_results_json_bad.json");
     write_text_file(file, R"({"experiment": "e", "rows": [{"params": {}, "metrics": {}}, {"params": {},
         "metrics": {}, "events": "many"}]})");
     try {

@@ -8,12 +8,13 @@
 #include <string>
 
 #include "experiment/runner.h"
+#include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
 report::ExperimentResults run_on(const std::string& machine) {
-    const auto path = std::filesystem::temp_directory_path() / ("ipisim_ipi_latency_" + machine + ".toml");
+    const auto path = ::ipisim::test::scratch_path(("ipisim_ipi_latency_" + machine + ".toml"));
     std::ofstream(path) << "[experiment]\nname = \"lat\"\nworkload = \"ipi_latency\"\nmachine = \"" << machine
                         << "\"\n[kernel]\nversion = \"6.6\"\n[params]\nrounds = 3\nsender = 0\n";
     RunOptions options;
