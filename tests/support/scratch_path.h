@@ -12,7 +12,7 @@
 namespace ipisim::test {
 
 inline std::filesystem::path scratch_path(const std::string& name) {
-    return ::ipisim::test::scratch_path((std::to_string(::getpid()) + "-" + name);
+    return std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "-" + name);
 }
 
 }  // namespace ipisim::test
