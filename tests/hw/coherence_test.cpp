@@ -239,6 +239,33 @@ TEST(Coherence, line_occupancy_delays_each_next_transaction_on_the_line) {
     EXPECT_EQ(ns({race.at[1], race.at[3], race.at[2]}), (std::vector<uint64_t>{50, 65, 120}));
 }
 
+TEST(Coherence, readers_of_a_line_already_shared_are_served_back_to_back_not_one_transfer_after_another) {
+    MachineSpec m = toy("toy4");
+    m.coherence.line_occupancy = 5_ns;
+    Rig r(std::move(m));
+    SimVar& v = r.mem.new_aligned_var("flag", 0);
+    v.line().prime(0);
+    std::vector<Picos> at(4);
+    auto reader = [&](CpuId c) -> Proc {
+        co_await r.mem.load(c, v);
+        at[c] = r.eng.now();
+    };
+    auto writer = [&]() -> Proc {
+        co_await sim::delay(r.eng, 1_ns);
+        co_await r.mem.store(0, v, 1);
+        at[0] = r.eng.now();
+    };
+    r.eng.spawn("cpu1", reader(1));  // snoops the only copy (CPU 0's): 0 -> 50, line busy to 55
+    r.eng.spawn("cpu2", reader(2));  // shared now: starts at 55, smt 10 -> 65, line busy to 60
+    r.eng.spawn("cpu3", reader(3));  // starts at 60, same_l3 50 from CPU 0 -> 110, busy to 65
+    r.eng.spawn("cpu0", writer());   // at 1: queued behind the three, starts at 65; invalidates
+                                     // 1 (50), 2 (smt 10), 3 (50) in parallel -> 115
+    r.eng.run();
+    EXPECT_EQ(ns({at[1], at[2], at[3], at[0]}), (std::vector<uint64_t>{50, 65, 110, 115}));
+    EXPECT_EQ(v.line().stats().transactions, 4U);
+    EXPECT_EQ(v.line().stats().queueing, 174_ns);  // 0 + 55 + 60 + (65 - 1)
+}
+
 TEST(Coherence, a_store_invalidates_sharers_so_their_next_load_misses) {
     Rig r(toy("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0);

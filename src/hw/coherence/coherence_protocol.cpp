@@ -37,11 +37,30 @@ sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost) {
     return end - now;
 }
 
+sim::Picos CoherenceProtocol::pipelined(CacheLine& line, sim::Picos cost) {
+    cost = perturbed_line_transfer(cost);
+    const sim::Picos now = eng_.now();
+    const sim::Picos start = std::max(now, line.busy_until());
+    line.set_busy_until(start + spec_.line_occupancy);
+    LineStats& s = line.miss_stats();
+    ++s.transactions;
+    s.queueing += start - now;
+    s.busy += spec_.line_occupancy;
+    return start + cost - now;
+}
+
 sim::Picos CoherenceProtocol::reserve_read(CpuId cpu, CacheLine& line) {
     if (line.holds(cpu)) return hit(line);
     LineStats& s = line.miss_stats();
     sim::Picos cost;
     const CpuId owner = line.owner();
+    if (owner != kNoCpu && line.holder_count() > 1) {
+        // Already shared: no modified copy to snoop, served back to back (see the header).
+        cost = leg(cpu, owner, line.home_node());
+        ++s.transfers[static_cast<size_t>(topo_.distance(cpu, owner))];
+        line.add_holder(cpu);
+        return pipelined(line, cost);
+    }
     if (owner == kNoCpu) {
         cost = memory(cpu, line.home_node());
         ++s.memory_fetches;

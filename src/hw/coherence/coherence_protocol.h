@@ -20,6 +20,13 @@
 //     for equal times). It starts at max(now, busy_until), completes at start + cost, and
 //     busy_until becomes completion + C.line_occupancy. So N CPUs hammering one line queue up,
 //     each paying its transfer from the previous requester, which owns the line by then.
+//   * Except a load miss on a line that is already shared (the owner and at least one sharer
+//     hold it): no modified copy has to be snooped and handed over, so the home serves such
+//     reads back to back. The load still starts at max(now, busy_until) and completes at start +
+//     leg(requester, owner), but busy_until becomes start + C.line_occupancy. N spinners that
+//     re-read a line after a write thus wait for the first reader's snoop and then one
+//     occupancy each, not one whole transfer each (before this rule, the 49 waiters polling a
+//     RAR action line at 50 threads held each SUCCESS store of its microcode for ~3 us).
 //   * Linearization: the line state and the variable's value change when the transaction is
 //     reserved (the reservation order is the line's total order); the requester resumes, and a
 //     write wakes the line's spinners, when it completes. Hits do not look at busy_until: a
@@ -58,6 +65,7 @@ public:
 private:
     sim::Picos hit(CacheLine& line);
     sim::Picos serialize(CacheLine& line, sim::Picos cost);
+    sim::Picos pipelined(CacheLine& line, sim::Picos cost);
 
     sim::Engine& eng_;
     const Topology& topo_;
