@@ -63,11 +63,26 @@ struct Shared {
     uint64_t accesses = 0;
     uint64_t migrations = 0;
     uint64_t mm_cpumask_joins = 0;
+    uint64_t catch_ups = 0;
 };
 
 // Whether CPU c is in mm_cpumask(mm) now (bookkeeping only: no simulated access).
 bool in_mm_cpumask(const MmStruct& mm, hw::CpuId c) {
     return (mm.cpumask[c / 64]->peek() >> (c % 64) & 1) != 0;
+}
+
+// Bookkeeping before a switch into the shared mm (no simulated access): the CPU does not run it
+// now (another mm, or lazily) and its PCID slot of it is behind the mm's tlb_gen, because flushes
+// skipped the CPU meanwhile: switch_mm_irqs_off() is about to catch up with a flush.
+void count_catch_up(Shared& s, hw::CpuId c) {
+    kernel::mm::CpuTlbState& st = s.mm->tlbstate(c);
+    if (st.loaded_mm->peek() == s.a->id && st.is_lazy->peek() == 0) return;
+    for (const kernel::mm::TlbContext& ctx : st.ctxs) {
+        if (ctx.ctx_id->peek() == s.a->ctx_id && ctx.tlb_gen->peek() < s.a->tlb_gen->peek()) {
+            ++s.catch_ups;
+            return;
+        }
+    }
 }
 
 // context_switch() to thread t of the shared process: current->pid, and switch_mm_irqs_off()
@@ -78,6 +93,7 @@ sim::Task<> switch_to_thread(Shared& s, Cpu& cpu, uint32_t t) {
     s.rq[c].curr = static_cast<int>(t);
     s.mm->set_task_pid(c, kernel::mm::FIRST_TASK_PID + t);
     if (!in_mm_cpumask(*s.a, c)) ++s.mm_cpumask_joins;
+    count_catch_up(s, c);
     co_await s.mm->switch_mm_irqs_off(cpu, *s.a);
 }
 
@@ -176,6 +192,7 @@ sim::Task<> drive_process(Shared& s, Cpu& cpu, sim::Rng& rng, MmStruct& home) {
     // The last thread exits: wait for the others to leave (each stays a few microseconds).
     while (p.inside > 1) co_await cpu.compute(ns(200));
     p.running = 0;
+    count_catch_up(s, cpu.id());
     co_await mm.switch_mm_irqs_off(cpu, home);
     p.inside = 0;
     // exit_mmap() ... destroy_context(): the global ASID goes back to the allocator.
@@ -201,6 +218,7 @@ sim::Task<> join_process(Shared& s, Cpu& cpu, sim::Rng& rng, MmStruct& home) {
         co_await cpu.compute(ns(rng.uniform(200, 2'000)));
     }
     --p.running;
+    count_catch_up(s, cpu.id());
     co_await mm.switch_mm_irqs_off(cpu, home);
     --p.inside;
 }
@@ -256,6 +274,7 @@ sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
                 auto k = cpu.function(kthread, hw::Activity::kernel);
                 co_await cpu.compute(ns(rng.uniform(1'000, 20'000)));
             }
+            count_catch_up(s, c);
             co_await mm.switch_mm_irqs_off(cpu, *s.a);
         } else if (kind < 94 && s.global != nullptr && s.spec->process_churn && c == 0 && s.churn.mm == nullptr) {
             co_await drive_process(s, cpu, rng, *s.a);
@@ -264,6 +283,7 @@ sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
             co_await mm.switch_mm_irqs_off(cpu, *s.b[c]);
             co_await mm.user_access(cpu, *s.b[c], b_addr, true);
             co_await cpu.compute(ns(rng.uniform(200, 5'000)));
+            count_catch_up(s, c);
             co_await mm.switch_mm_irqs_off(cpu, *s.a);
         } else if (kind < 97 && s.spec->migration && s.rq.size() > 1) {
             co_await migrate_current(s, cpu, rng);
@@ -339,6 +359,7 @@ StressResult run_check_stress(const StressSpec& spec) {
         out.accesses = s.accesses;
         out.migrations = s.migrations;
         out.mm_cpumask_joins = s.mm_cpumask_joins;
+        out.catch_ups = s.catch_ups;
         out.flushes = s.mm->flush_stats().flush_tlb_mm_range;
         out.fingerprint = eng.fingerprint();
         out.events = eng.events_dispatched();

@@ -70,6 +70,9 @@ struct StressResult {
     uint64_t accesses = 0;
     uint64_t migrations = 0;        // threads moved to another CPU's runqueue
     uint64_t mm_cpumask_joins = 0;  // switches into the shared mm on a CPU not in its mm_cpumask
+    // Switches into the shared mm from another mm or lazy TLB whose PCID slot was behind its
+    // tlb_gen (flushes skipped the CPU meanwhile): switch_mm_irqs_off's catch-up flush.
+    uint64_t catch_ups = 0;
 };
 
 // Runs the workload once. std::invalid_argument if the protocol is unknown or refuses the machine.

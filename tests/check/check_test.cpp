@@ -173,7 +173,8 @@ TEST(Check, a_seeded_run_is_deterministic_and_its_monitors_do_not_change_its_fin
 // schedule). A CPU a thread left keeps the shared mm in its mm_cpumask, lazily: the kernel trims
 // the mask at most once a second (should_trim_cpumask), and a freed-table flush clears only a
 // CPU that no longer runs the mm, so within a few-ms run no CPU ever switches the shared mm in
-// from outside the mask, with or without migration (mm_cpumask_joins counts it).
+// from outside the mask, with or without migration (mm_cpumask_joins counts it); what migration
+// changes is how often a CPU comes back to the shared mm with a stale PCID slot to catch up.
 TEST(Check, threads_migrate_between_cpus_and_cpus_they_left_stay_in_the_shared_mm_cpumask) {
     check::StressSpec s = spec_for("ipi", 1, "toy8").base;
     s.seed = 3;
@@ -191,6 +192,10 @@ TEST(Check, threads_migrate_between_cpus_and_cpus_they_left_stay_in_the_shared_m
     EXPECT_EQ(without.migrations, 0u);
     EXPECT_EQ(with.mm_cpumask_joins, 0u);
     EXPECT_EQ(without.mm_cpumask_joins, 0u);
+    // Switches into the shared mm whose PCID slot fell behind while the CPU ran something else
+    // (switch_mm_irqs_off's tlb_gen catch-up): more with migration's longer absences.
+    EXPECT_EQ(with.catch_ups, 145u);
+    EXPECT_EQ(without.catch_ups, 137u);
     EXPECT_NE(with.fingerprint, without.fingerprint);
 }
 
