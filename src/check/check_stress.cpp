@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <memory>
 #include <optional>
 
@@ -40,6 +41,14 @@ struct Churn {
     uint64_t addr = 0;
 };
 
+// The scheduler's view of one CPU for the threads of the shared process (one per CPU at the
+// start, thread t with pid FIRST_TASK_PID + t): the thread running on it and those queued on
+// its runqueue. Without a thread of the process, the CPU runs its private process.
+struct Runqueue {
+    int curr = -1;               // the running thread of the shared process, -1: none
+    std::deque<uint32_t> queue;  // runnable threads of the shared process, FIFO
+};
+
 struct Shared {
     const StressSpec* spec = nullptr;
     kernel::mm::Mm* mm = nullptr;
@@ -48,10 +57,92 @@ struct Shared {
     MmStruct* a = nullptr;
     std::vector<MmStruct*> b;  // per CPU: its private second address space
     std::vector<Region> regions;
+    std::vector<Runqueue> rq;
     bool ready = false;
     uint32_t done = 0;
     uint64_t accesses = 0;
+    uint64_t migrations = 0;
+    uint64_t mm_cpumask_joins = 0;
+    uint64_t catch_ups = 0;
 };
+
+// Whether CPU c is in mm_cpumask(mm) now (bookkeeping only: no simulated access).
+bool in_mm_cpumask(const MmStruct& mm, hw::CpuId c) {
+    return (mm.cpumask[c / 64]->peek() >> (c % 64) & 1) != 0;
+}
+
+// Bookkeeping before a switch into the shared mm (no simulated access): the CPU does not run it
+// now (another mm, or lazily) and its PCID slot of it is behind the mm's tlb_gen, because flushes
+// skipped the CPU meanwhile: switch_mm_irqs_off() is about to catch up with a flush.
+void count_catch_up(Shared& s, hw::CpuId c) {
+    kernel::mm::CpuTlbState& st = s.mm->tlbstate(c);
+    if (st.loaded_mm->peek() == s.a->id && st.is_lazy->peek() == 0) return;
+    for (const kernel::mm::TlbContext& ctx : st.ctxs) {
+        if (ctx.ctx_id->peek() == s.a->ctx_id && ctx.tlb_gen->peek() < s.a->tlb_gen->peek()) {
+            ++s.catch_ups;
+            return;
+        }
+    }
+}
+
+// context_switch() to thread t of the shared process: current->pid, and switch_mm_irqs_off()
+// (a thread of the same process: nothing; from the private process: the shared mm's ASID, its
+// tlb_gen catch-up, and mm_cpumask if the CPU left it meanwhile).
+sim::Task<> switch_to_thread(Shared& s, Cpu& cpu, uint32_t t) {
+    const hw::CpuId c = cpu.id();
+    s.rq[c].curr = static_cast<int>(t);
+    s.mm->set_task_pid(c, kernel::mm::FIRST_TASK_PID + t);
+    if (!in_mm_cpumask(*s.a, c)) ++s.mm_cpumask_joins;
+    count_catch_up(s, c);
+    co_await s.mm->switch_mm_irqs_off(cpu, *s.a);
+}
+
+// A scheduling point of a CPU that may have several threads (the tick: round robin), or none
+// (idle balance: newidle_balance() pulls a queued thread from the first other CPU, in CPU
+// order after this one, that has one).
+sim::Task<> schedule_point(Shared& s, Cpu& cpu) {
+    const hw::CpuId c = cpu.id();
+    Runqueue& rq = s.rq[c];
+    if (rq.curr >= 0) {
+        if (rq.queue.empty()) co_return;
+        rq.queue.push_back(static_cast<uint32_t>(rq.curr));
+    } else if (rq.queue.empty()) {
+        const auto n = static_cast<hw::CpuId>(s.rq.size());
+        for (hw::CpuId k = 1; k < n; ++k) {
+            Runqueue& busiest = s.rq[(c + k) % n];
+            if (busiest.queue.empty()) continue;
+            rq.queue.push_back(busiest.queue.front());  // detach_task / attach_task
+            busiest.queue.pop_front();
+            ++s.migrations;
+            break;
+        }
+        if (rq.queue.empty()) co_return;
+    }
+    const uint32_t next = rq.queue.front();
+    rq.queue.pop_front();
+    co_await switch_to_thread(s, cpu, next);
+}
+
+// The running thread migrates (migrate_task_to / move_queued_task): it leaves this CPU's
+// runqueue for another CPU's, whose next scheduling point switches it in. This CPU runs its
+// next thread, or its private process when it has none.
+sim::Task<> migrate_current(Shared& s, Cpu& cpu, sim::Rng& rng) {
+    const hw::CpuId c = cpu.id();
+    Runqueue& rq = s.rq[c];
+    const auto n = static_cast<hw::CpuId>(s.rq.size());
+    auto to = static_cast<hw::CpuId>(rng.uniform(0, n - 2));
+    if (to >= c) ++to;
+    s.rq[to].queue.push_back(static_cast<uint32_t>(rq.curr));
+    rq.curr = -1;
+    ++s.migrations;
+    if (!rq.queue.empty()) {
+        const uint32_t next = rq.queue.front();
+        rq.queue.pop_front();
+        co_await switch_to_thread(s, cpu, next);
+    } else {
+        co_await s.mm->switch_mm_irqs_off(cpu, *s.b[c]);
+    }
+}
 
 sim::Task<> access_region(Shared& s, Cpu& cpu, sim::Rng& rng, Region& r) {
     const uint64_t n = rng.uniform(1, 4);
@@ -101,6 +192,7 @@ sim::Task<> drive_process(Shared& s, Cpu& cpu, sim::Rng& rng, MmStruct& home) {
     // The last thread exits: wait for the others to leave (each stays a few microseconds).
     while (p.inside > 1) co_await cpu.compute(ns(200));
     p.running = 0;
+    count_catch_up(s, cpu.id());
     co_await mm.switch_mm_irqs_off(cpu, home);
     p.inside = 0;
     // exit_mmap() ... destroy_context(): the global ASID goes back to the allocator.
@@ -126,6 +218,7 @@ sim::Task<> join_process(Shared& s, Cpu& cpu, sim::Rng& rng, MmStruct& home) {
         co_await cpu.compute(ns(rng.uniform(200, 2'000)));
     }
     --p.running;
+    count_catch_up(s, cpu.id());
     co_await mm.switch_mm_irqs_off(cpu, home);
     --p.inside;
 }
@@ -147,7 +240,15 @@ sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
     }
     while (!s.ready) co_await cpu.compute(ns(100));
     sim::Rng rng = sim::Rng::stream(s.spec->seed, fmt::format("check_stress.cpu.{}", c));
+    Runqueue& rq = s.rq[c];
     for (uint32_t op = 0; op < s.spec->ops_per_cpu; ++op) {
+        if (s.spec->migration) co_await schedule_point(s, cpu);
+        if (rq.curr < 0) {
+            // No thread of the shared process here: the private process runs a while.
+            co_await mm.user_access(cpu, *s.b[c], b_addr, true);
+            co_await cpu.compute(ns(rng.uniform(200, 5'000)));
+            continue;
+        }
         const uint64_t kind = rng.uniform(0, 99);
         Region& r = s.regions[rng.uniform(0, s.regions.size() - 1)];
         if (kind < 55) {
@@ -173,6 +274,7 @@ sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
                 auto k = cpu.function(kthread, hw::Activity::kernel);
                 co_await cpu.compute(ns(rng.uniform(1'000, 20'000)));
             }
+            count_catch_up(s, c);
             co_await mm.switch_mm_irqs_off(cpu, *s.a);
         } else if (kind < 94 && s.global != nullptr && s.spec->process_churn && c == 0 && s.churn.mm == nullptr) {
             co_await drive_process(s, cpu, rng, *s.a);
@@ -181,7 +283,10 @@ sim::Task<> cpu_body(Shared& s, Cpu& cpu) {
             co_await mm.switch_mm_irqs_off(cpu, *s.b[c]);
             co_await mm.user_access(cpu, *s.b[c], b_addr, true);
             co_await cpu.compute(ns(rng.uniform(200, 5'000)));
+            count_catch_up(s, c);
             co_await mm.switch_mm_irqs_off(cpu, *s.a);
+        } else if (kind < 97 && s.spec->migration && s.rq.size() > 1) {
+            co_await migrate_current(s, cpu, rng);
         } else {
             co_await cpu.compute(ns(rng.uniform(100, 3'000)));
         }
@@ -225,6 +330,8 @@ StressResult run_check_stress(const StressSpec& spec) {
         const uint32_t n = k.nr_cpus();
         for (hw::CpuId c = 0; c < n; ++c) s.b.push_back(&s.mm->mm_alloc(sys->platform().topology().node_of(c)));
         s.regions.resize(spec.regions);
+        s.rq.resize(n);
+        for (hw::CpuId c = 0; c < n; ++c) s.rq[c].curr = static_cast<int>(c);
         for (hw::CpuId c = 0; c < n; ++c) {
             k.run_on(c, [&s](Cpu& cpu) -> sim::Task<> { co_await cpu_body(s, cpu); });
         }
@@ -241,15 +348,18 @@ StressResult run_check_stress(const StressSpec& spec) {
         out.unfinished = n - s.done;
         if (mon.total() == 0) mon.finish(out.drained, out.unfinished);
         if (mon.total() == 0 && out.unfinished > 0) {
-            Violation v;
-            v.kind = ViolationKind::stuck_wait;
-            v.time = eng.now();
-            v.diagnosis = fmt::format("{} CPUs did not finish their operations by {} (no wait outlived the bound)",
-                                      out.unfinished, sim::to_string(eng.now()));
-            out.violations.push_back(v);
+            out.violations.push_back(Violation{
+                .kind = ViolationKind::stuck_wait,
+                .time = eng.now(),
+                .diagnosis = fmt::format("{} CPUs did not finish their operations by {} (no wait outlived the bound)",
+                                         out.unfinished, sim::to_string(eng.now())),
+            });
             out.total_violations = 1;
         }
         out.accesses = s.accesses;
+        out.migrations = s.migrations;
+        out.mm_cpumask_joins = s.mm_cpumask_joins;
+        out.catch_ups = s.catch_ups;
         out.flushes = s.mm->flush_stats().flush_tlb_mm_range;
         out.fingerprint = eng.fingerprint();
         out.events = eng.events_dispatched();

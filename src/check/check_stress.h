@@ -13,6 +13,11 @@
 //     with a global-ASID protocol, CPU 0 instead starts a short-lived process of several
 //     threads (the other CPUs join it in this share of their operations), flushes it, and tears
 //     it down, freeing its global ASID; the ASID space is small enough to wrap;
+//   - migration: the running thread of the shared process moves to another CPU's runqueue
+//     (one thread per CPU at the start; each CPU round-robins its threads at every operation,
+//     and one without any pulls a queued thread from another CPU, or runs its private process
+//     until it can), so the shared mm leaves CPUs, is left lazily in their mm_cpumask, and is
+//     switched in again on others;
 //   - plain user computation.
 // It runs on the kernel's mm API with the named flush protocol, with the monitors installed, and
 // with the perturbation of the seed when one is given.
@@ -42,6 +47,7 @@ struct StressSpec {
     // CPUs join and that exits (its global ASID freed), and the global ASID space is cut to
     // `global_asids` (0: the kernel's) so that it wraps within the run.
     bool process_churn = true;
+    bool migration = true;  // threads of the shared process migrate between CPUs
     uint32_t global_asids = 3;
     sim::Picos wait_bound;  // zero: default_wait_bound(machine)
     bool event_log = true;
@@ -62,6 +68,11 @@ struct StressResult {
     sim::Picos end;
     uint64_t flushes = 0;
     uint64_t accesses = 0;
+    uint64_t migrations = 0;        // threads moved to another CPU's runqueue
+    uint64_t mm_cpumask_joins = 0;  // switches into the shared mm on a CPU not in its mm_cpumask
+    // Switches into the shared mm from another mm or lazy TLB whose PCID slot was behind its
+    // tlb_gen (flushes skipped the CPU meanwhile): switch_mm_irqs_off's catch-up flush.
+    uint64_t catch_ups = 0;
 };
 
 // Runs the workload once. std::invalid_argument if the protocol is unknown or refuses the machine.

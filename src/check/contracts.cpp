@@ -12,12 +12,7 @@ namespace ipisim::check {
 namespace {
 
 Violation contract(hw::CpuId cpu, sim::Picos now, std::string diagnosis) {
-    Violation v;
-    v.kind = ViolationKind::contract;
-    v.cpu = cpu;
-    v.time = now;
-    v.diagnosis = std::move(diagnosis);
-    return v;
+    return Violation{.kind = ViolationKind::contract, .cpu = cpu, .time = now, .diagnosis = std::move(diagnosis)};
 }
 
 }  // namespace

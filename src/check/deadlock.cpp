@@ -8,10 +8,54 @@
 
 namespace ipisim::check {
 
+void Deadlock::rwsem_acquired(hw::CpuId cpu, const hw::SimVar& count, bool write) {
+    RwOwners& o = rwsem_[&count];
+    if (write) {
+        o.writer = true;
+        o.writer_cpu = cpu;
+    } else {
+        o.readers.push_back(cpu);
+    }
+}
+
+void Deadlock::rwsem_released(hw::CpuId cpu, const hw::SimVar& count, bool write) {
+    auto it = rwsem_.find(&count);
+    if (it == rwsem_.end()) return;  // acquired before the monitors were installed
+    RwOwners& o = it->second;
+    if (write) {
+        o.writer = false;
+    } else if (auto r = std::find(o.readers.begin(), o.readers.end(), cpu); r != o.readers.end()) {
+        o.readers.erase(r);
+    }
+    if (!o.writer && o.readers.empty()) rwsem_.erase(it);
+}
+
+std::string Deadlock::rwsem_owners(const hw::SimVar* count) const {
+    auto it = rwsem_.find(count);
+    if (it == rwsem_.end()) return {};
+    const RwOwners& o = it->second;
+    if (o.writer) return fmt::format("held for write by cpu{}", o.writer_cpu);
+    std::string readers;
+    for (hw::CpuId r : o.readers) readers += fmt::format("{}cpu{}", readers.empty() ? "" : ", ", r);
+    return "held for read by " + readers;
+}
+
 hw::CpuId Deadlock::waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus) const {
     const Waits::Wait* w = waits.current_wait(cpu);
     if (w == nullptr) return nr_cpus;
     if (auto it = holder_.find(w->var); it != holder_.end()) return it->second;
+    if (auto it = rwsem_.find(w->var); it != rwsem_.end()) {
+        const RwOwners& o = it->second;
+        if (o.writer) return o.writer_cpu;
+        // A waiting writer waits for every reader: the edge goes to one that is stuck itself.
+        hw::CpuId any = nr_cpus;
+        for (hw::CpuId r : o.readers) {
+            if (r == cpu) continue;
+            if (waits.current_wait(r) != nullptr) return r;
+            if (any == nr_cpus) any = r;
+        }
+        return any;
+    }
     if (auto it = csd_target_.find(w->var); it != csd_target_.end()) return it->second;
     return nr_cpus;
 }
@@ -20,7 +64,8 @@ hw::CpuId Deadlock::blocked_by(const Waits& waits, hw::CpuId cpu, uint32_t nr_cp
                                const std::function<bool(hw::CpuId)>& irqs_off) const {
     const hw::CpuId target = waits_for(waits, cpu, nr_cpus);
     if (target >= nr_cpus) return nr_cpus;
-    if (holder_.count(waits.current_wait(cpu)->var) != 0) return target;
+    const hw::SimVar* var = waits.current_wait(cpu)->var;
+    if (holder_.count(var) != 0 || rwsem_.count(var) != 0) return target;
     return irqs_off(target) ? target : nr_cpus;  // a CSD: its target could take the IPI
 }
 
@@ -28,6 +73,12 @@ std::vector<std::string> Deadlock::held_by(hw::CpuId cpu) const {
     std::vector<std::string> out;
     for (const auto& [var, c] : holder_) {
         if (c == cpu) out.push_back(var->line().name());
+    }
+    for (const auto& [var, o] : rwsem_) {
+        if (o.writer && o.writer_cpu == cpu) out.push_back(var->line().name() + " (write)");
+        if (std::find(o.readers.begin(), o.readers.end(), cpu) != o.readers.end()) {
+            out.push_back(var->line().name() + " (read)");
+        }
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -43,6 +94,8 @@ std::string Deadlock::describe(const Waits& waits, hw::CpuId c, uint32_t nr_cpus
         const Waits::Wait* w = waits.current_wait(c);
         if (holder_.count(w->var) != 0) {
             whom = fmt::format(", held by cpu{}", target);
+        } else if (const std::string owners = rwsem_owners(w->var); !owners.empty()) {
+            whom = ", " + owners;
         } else {
             whom = fmt::format(", a CSD only cpu{}'s IPI handler can release", target);
             if (!irqs_off(target)) whom += fmt::format(" (cpu{} has IRQs on: the IPI was never sent)", target);
@@ -65,37 +118,42 @@ Violation Deadlock::analyze(const Waits& waits, uint32_t nr_cpus, sim::Picos now
         }
         if (c < nr_cpus) cycle.assign(std::find(path.begin(), path.end(), c), path.end());
     }
-    Violation v;
-    v.time = now;
     std::string others;
     for (hw::CpuId c = 0; c < nr_cpus; ++c) {
         if (waits.current_wait(c) == nullptr || std::find(cycle.begin(), cycle.end(), c) != cycle.end()) continue;
         others += fmt::format(" Also stuck: {}.", describe(waits, c, nr_cpus, now, irqs_off));
     }
     if (!cycle.empty()) {
-        v.kind = ViolationKind::deadlock;
-        v.cpu = cycle.front();
         std::string names;
         std::string parts;
         for (hw::CpuId c : cycle) {
             names += fmt::format("cpu{} -> ", c);
             parts += fmt::format(" {}.", describe(waits, c, nr_cpus, now, irqs_off));
         }
-        v.diagnosis = fmt::format("deadlock: no event is left and the wait-for cycle {}cpu{} can never resolve:{}{}",
-                                  names, cycle.front(), parts, others);
-        return v;
+        return Violation{
+            .kind = ViolationKind::deadlock,
+            .cpu = cycle.front(),
+            .time = now,
+            .diagnosis = fmt::format("deadlock: no event is left and the wait-for cycle {}cpu{} can never resolve:{}{}",
+                                     names, cycle.front(), parts, others),
+        };
     }
-    v.kind = ViolationKind::stuck_wait;
     for (hw::CpuId c = 0; c < nr_cpus; ++c) {
         if (waits.current_wait(c) == nullptr) continue;
-        v.cpu = c;
-        v.diagnosis = fmt::format(
-            "lost wake-up: no event is left, so nothing will ever write what these CPUs wait on (no wait-for cycle):{}",
-            others);
-        return v;
+        return Violation{
+            .kind = ViolationKind::stuck_wait,
+            .cpu = c,
+            .time = now,
+            .diagnosis = fmt::format("lost wake-up: no event is left, so nothing will ever write what these CPUs "
+                                     "wait on (no wait-for cycle):{}",
+                                     others),
+        };
     }
-    v.diagnosis = "the run ended with no event left and work unfinished, but no CPU is waiting";
-    return v;
+    return Violation{
+        .kind = ViolationKind::stuck_wait,
+        .time = now,
+        .diagnosis = "the run ended with no event left and work unfinished, but no CPU is waiting",
+    };
 }
 
 }  // namespace ipisim::check

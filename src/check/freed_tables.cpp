@@ -14,18 +14,19 @@ std::optional<Violation> check_freed_tables(kernel::mm::Mm& mm, const std::vecto
         for (uint64_t va = start; va < end; va += kernel::mm::PAGE_SIZE) {
             if (!tlb.holds_filled_before(pcid, va, flush_began)) continue;
             const bool lazy = mm.tlbstate(c).is_lazy->peek() != 0;
-            Violation v;
-            v.kind = ViolationKind::stale_translation;
-            v.cpu = c;
-            v.time = now;
-            v.diagnosis = fmt::format(
-                "cpu{} still caches mm {} address {:#x} ({}) when cpu{} frees the page tables of {:#x}-{:#x} at {}: "
-                "its flush, begun at {}, has not been applied on cpu{}, whose paging-structure caches may still "
-                "point into the freed tables{}.",
-                c, mm_id, va, lazy ? "lazy TLB: mm still loaded" : "mm loaded", releaser, start, end,
-                sim::to_string(now), sim::to_string(flush_began), c,
-                lazy ? " (a freed-table flush must reach lazy CPUs too)" : "");
-            return v;
+            return Violation{
+                .kind = ViolationKind::stale_translation,
+                .cpu = c,
+                .time = now,
+                .diagnosis = fmt::format(
+                    "cpu{} still caches mm {} address {:#x} ({}) when cpu{} frees the page tables of {:#x}-{:#x} at "
+                    "{}: "
+                    "its flush, begun at {}, has not been applied on cpu{}, whose paging-structure caches may still "
+                    "point into the freed tables{}.",
+                    c, mm_id, va, lazy ? "lazy TLB: mm still loaded" : "mm loaded", releaser, start, end,
+                    sim::to_string(now), sim::to_string(flush_began), c,
+                    lazy ? " (a freed-table flush must reach lazy CPUs too)" : ""),
+            };
         }
     }
     return std::nullopt;

@@ -14,6 +14,8 @@ std::string_view to_string(ViolationKind k) {
             return "deadlock";
         case ViolationKind::contract:
             return "contract";
+        case ViolationKind::no_progress:
+            return "no_progress";
     }
     return "?";
 }
@@ -27,7 +29,31 @@ Monitors::Monitors(hw::Platform& platform, MonitorOptions options, kernel::Kerne
              options.wait_bound == sim::Picos::zero() ? default_wait_bound(platform.spec()) : options.wait_bound),
       stale_(platform.nr_cpus()),
       contracts_(platform.nr_cpus()),
+      progress_(options.no_progress_bound),
       cr3_pcid_(platform.nr_cpus(), 0) {}
+
+void Monitors::compute_done(hw::CpuId /*cpu*/, bool work) {
+    if (stopped_) {
+        eng_.stop();  // the point stops: the workload's remaining phases end at once
+        return;
+    }
+    if (options_.no_progress_bound == sim::Picos::zero()) return;
+    if (work) {
+        progress_.work_retired(now());
+        return;
+    }
+    if (!progress_.overdue(now())) return;
+    std::vector<hw::Activity> activity;
+    activity.reserve(platform_.nr_cpus());
+    for (hw::CpuId c = 0; c < platform_.nr_cpus(); ++c) activity.push_back(platform_.cpu(c).profile().activity());
+    if (auto v = progress_.check(now(), waits_, activity)) {
+        report(std::move(*v));
+        stopped_ = true;
+        eng_.stop();
+    } else {
+        progress_.restart(now());
+    }
+}
 
 uint64_t Monitors::total() const {
     return std::accumulate(counts_.begin(), counts_.end(), uint64_t{0});
@@ -88,6 +114,16 @@ void Monitors::lock_acquired(hw::CpuId cpu, const hw::SimVar& word) {
 void Monitors::lock_released(hw::CpuId cpu, const hw::SimVar& word) {
     log(cpu, LogKind::lock_released, 0, 0, &word);
     deadlock_.lock_released(word);
+}
+
+// Not in the event log: mmap_lock is taken on every fault, mmap and munmap, and would crowd the
+// window of the last events out of it.
+void Monitors::rwsem_acquired(hw::CpuId cpu, const hw::SimVar& count, bool write) {
+    deadlock_.rwsem_acquired(cpu, count, write);
+}
+
+void Monitors::rwsem_released(hw::CpuId cpu, const hw::SimVar& count, bool write) {
+    deadlock_.rwsem_released(cpu, count, write);
 }
 
 void Monitors::csd_locked(hw::CpuId cpu, const hw::SimVar& flags, hw::CpuId target) {

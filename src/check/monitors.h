@@ -23,6 +23,7 @@
 #include "check/deadlock.h"
 #include "check/event_log.h"
 #include "check/freed_tables.h"
+#include "check/progress.h"
 #include "check/stale_translation.h"
 #include "check/violation.h"
 #include "check/waits.h"
@@ -35,6 +36,9 @@ struct MonitorOptions {
     sim::Picos wait_bound;           // zero: default_wait_bound(machine)
     bool event_log = false;          // keep the window before the first violation
     bool stop_on_violation = false;  // stop the engine at the first violation
+    // Stop the run when no CPU retires work for this long while some wait or spin
+    // (check/progress.h); zero: off.
+    sim::Picos no_progress_bound;
 };
 
 class Monitors final : public hw::CheckHooks {
@@ -82,12 +86,15 @@ public:
     void frame_pop(hw::CpuId cpu) override { waits_.frame_pop(cpu); }
     void lock_acquired(hw::CpuId cpu, const hw::SimVar& word) override;
     void lock_released(hw::CpuId cpu, const hw::SimVar& word) override;
+    void rwsem_acquired(hw::CpuId cpu, const hw::SimVar& count, bool write) override;
+    void rwsem_released(hw::CpuId cpu, const hw::SimVar& count, bool write) override;
     void csd_locked(hw::CpuId cpu, const hw::SimVar& flags, hw::CpuId target) override;
     void csd_unlock(hw::CpuId cpu, const hw::SimVar& flags, uint64_t old_flags) override;
     void user_tlb_hit(hw::CpuId cpu, uint64_t mm_id, uint64_t va, sim::Picos filled) override;
     void pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn) override;
     void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) override;
     void flush_returned(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) override;
+    void compute_done(hw::CpuId cpu, bool work) override;
     void cr3_written(hw::CpuId cpu, uint16_t pcid) override { cr3_pcid_.at(cpu) = pcid; }
     void rar_payload_written(hw::CpuId sender, uint32_t slot) override;
     void rar_action_pending(hw::CpuId sender, hw::CpuId target, uint32_t slot) override;
@@ -115,11 +122,13 @@ private:
     StaleTranslation stale_;
     Deadlock deadlock_;
     Contracts contracts_;
+    Progress progress_;
+    bool stopped_ = false;  // a no-progress violation stopped the run: it stays stopped
     EventLog log_;
     std::vector<hw::Pcid> cr3_pcid_;  // per CPU: the PCID last written into CR3 (0: none yet)
     std::string window_;
     std::vector<Violation> kept_;
-    std::array<uint64_t, 4> counts_{};
+    std::array<uint64_t, 5> counts_{};
 };
 
 }  // namespace ipisim::check

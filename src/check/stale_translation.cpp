@@ -47,18 +47,18 @@ std::optional<Violation> StaleTranslation::user_tlb_hit(hw::CpuId cpu, uint64_t 
     } else {
         flush = ", with no flush of the page returning before the release";
     }
-    Violation v;
-    v.kind = ViolationKind::stale_translation;
-    v.cpu = cpu;
-    v.time = now;
-    v.diagnosis = fmt::format(
-        "cpu{} used a stale translation of mm {} address {:#x} at {}: the TLB entry was filled at {}, but cpu{} "
-        "cleared the PTE at {}{}, and the page was released for reuse at {}. cpu{}'s TLB was not invalidated for "
-        "it before the release: the flush protocol returned (or the page was freed) before every CPU that caches "
-        "the mm had applied the flush.",
-        cpu, mm_id, va, sim::to_string(now), sim::to_string(filled), p.zapper, sim::to_string(p.zapped), flush,
-        sim::to_string(p.released), cpu);
-    return v;
+    return Violation{
+        .kind = ViolationKind::stale_translation,
+        .cpu = cpu,
+        .time = now,
+        .diagnosis = fmt::format(
+            "cpu{} used a stale translation of mm {} address {:#x} at {}: the TLB entry was filled at {}, but cpu{} "
+            "cleared the PTE at {}{}, and the page was released for reuse at {}. cpu{}'s TLB was not invalidated for "
+            "it before the release: the flush protocol returned (or the page was freed) before every CPU that caches "
+            "the mm had applied the flush.",
+            cpu, mm_id, va, sim::to_string(now), sim::to_string(filled), p.zapper, sim::to_string(p.zapped), flush,
+            sim::to_string(p.released), cpu),
+    };
 }
 
 }  // namespace ipisim::check

@@ -16,6 +16,7 @@ enum class ViolationKind : uint8_t {
     stuck_wait,         // a wait that outlived the machine's bound, or that nothing can end
     deadlock,           // every CPU that could make progress waits, in a wait-for cycle
     contract,           // a protocol contract (CSD unlocked twice, ...)
+    no_progress,        // events go on but no CPU retires work for longer than the bound
 };
 std::string_view to_string(ViolationKind k);
 

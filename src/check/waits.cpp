@@ -66,16 +66,16 @@ std::string Waits::describe_wait(hw::CpuId cpu, sim::Picos now) const {
 }
 
 Violation Waits::stuck_violation(hw::CpuId cpu, const Wait& w, sim::Picos now, bool ended) const {
-    Violation v;
-    v.kind = ViolationKind::stuck_wait;
-    v.cpu = cpu;
-    v.time = now;
-    v.diagnosis = fmt::format(
-        "cpu{} {} on {} for {} (from {}), longer than the bound {} (1000x the machine's slowest idle exit + 1 ms): "
-        "a lost wake-up or a starved waiter. Its kernel frames: {}.",
-        cpu, ended ? "waited" : "has been waiting", w.var->line().name(), sim::to_string(now - w.began),
-        sim::to_string(w.began), sim::to_string(bound_), frames(cpu));
-    return v;
+    return Violation{
+        .kind = ViolationKind::stuck_wait,
+        .cpu = cpu,
+        .time = now,
+        .diagnosis = fmt::format(
+            "cpu{} {} on {} for {} (from {}), longer than the bound {} (1000x the machine's slowest idle exit + 1 ms): "
+            "a lost wake-up or a starved waiter. Its kernel frames: {}.",
+            cpu, ended ? "waited" : "has been waiting", w.var->line().name(), sim::to_string(now - w.began),
+            sim::to_string(w.began), sim::to_string(bound_), frames(cpu)),
+    };
 }
 
 std::vector<Violation> Waits::stuck(sim::Picos now) const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "check/progress.h"
 #include "config/names.h"
 #include "config/toml_json.h"
 #include "kernel/kernel_config.h"
@@ -346,6 +347,12 @@ const config::Schema<ExperimentTable>& experiment_schema() {
             .check([](const ExperimentTable& t) -> std::string {
                 if (!t.machine || is_simple_name(*t.machine)) return "";
                 return "must be a machine name (the stem of a file in the machines directory)";
+            })
+            .param("no_progress_bound", &ExperimentTable::no_progress_bound,
+                   "stop a point whose CPUs retire no work for this long of simulated time while some wait or spin")
+            .def(check::kDefaultNoProgressBound)
+            .check([](const ExperimentTable& t) {
+                return t.no_progress_bound == sim::Picos::zero() ? "must be positive" : "";
             });
     return s;
 }

@@ -54,6 +54,9 @@ struct ExperimentTable {
     std::string workload;
     int64_t seed = 1;
     std::optional<std::string> machine;
+    // A point whose CPUs retire no work for this long while some of them wait or spin is
+    // stopped as a no-progress violation (check/progress.h).
+    sim::Picos no_progress_bound;
 };
 const config::Schema<ExperimentTable>& experiment_schema();
 

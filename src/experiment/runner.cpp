@@ -133,7 +133,9 @@ report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const re
     if (prepared.machine) {
         System sys(prepared.machine->spec, p.kernel);
         // The invariant monitors watch every point (observers: the fingerprint is unchanged).
-        check::Monitors monitors(sys.platform(), {}, &sys.kernel());
+        check::MonitorOptions options;
+        options.no_progress_bound = e.table.no_progress_bound;
+        check::Monitors monitors(sys.platform(), options, &sys.kernel());
         {
             const check::Monitors::Installed on(monitors);
             run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});

@@ -34,6 +34,10 @@ public:
     // A lock whose word is `word` is now held by `cpu` / released by it.
     virtual void lock_acquired(CpuId cpu, const SimVar& word) = 0;
     virtual void lock_released(CpuId cpu, const SimVar& word) = 0;
+    // A reader-writer semaphore whose count word is `count` is now held by `cpu` for write or
+    // read / released by it (downgrade_write: released for write, then acquired for read).
+    virtual void rwsem_acquired(CpuId /*cpu*/, const SimVar& /*count*/, bool /*write*/) {}
+    virtual void rwsem_released(CpuId /*cpu*/, const SimVar& /*count*/, bool /*write*/) {}
     // A CSD (its flags word) is locked by `cpu` for `target`, which will unlock it; a CSD is
     // unlocked by `cpu`, whose flags were `old_flags` just before.
     virtual void csd_locked(CpuId cpu, const SimVar& flags, CpuId target) = 0;
@@ -49,6 +53,9 @@ public:
     // flush_tlb_mm_range() by `cpu` of [start, end) began at `began` and returns now.
     virtual void flush_returned(CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) = 0;
 
+    // `cpu` finished a computation (Cpu::compute); `work`: as user or kernel code, the run makes
+    // progress (not spinning, idle or in an interrupt handler).
+    virtual void compute_done(CpuId /*cpu*/, bool /*work*/) {}
     // `cpu` wrote CR3 with `pcid` (hw::write_cr3): the PCID its page walks and TLB lookups use
     // from now on, whatever the kernel's per-CPU bookkeeping (loaded_mm_asid) says yet.
     virtual void cr3_written(CpuId /*cpu*/, uint16_t /*pcid*/) {}

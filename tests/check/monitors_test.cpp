@@ -1,5 +1,6 @@
 // The checker's monitors on toy scenarios: each invariant is broken once on purpose and the
 // report names what broke; the correct version of each scenario reports nothing.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "check/monitors.h"
@@ -167,6 +168,104 @@ TEST(DeadlockMonitor, two_locks_taken_in_opposite_orders_with_irqs_off_are_named
     EXPECT_NE(v.diagnosis.find("cpu0 (IRQs off) holds lock_a; waits on lock_b"), std::string::npos) << v.diagnosis;
     EXPECT_NE(v.diagnosis.find("held by cpu1"), std::string::npos) << v.diagnosis;
     EXPECT_NE(v.diagnosis.find("cpu1 (IRQs off) holds lock_b; waits on lock_a"), std::string::npos) << v.diagnosis;
+    w.eng.shutdown();
+}
+
+// A sleeping lock taken with IRQs off: cpu1 flushes under mmap_lock held for write and waits
+// for its flush IPI to cpu0, which spins for mmap_lock (madvise's down_read) with IRQs off, so
+// it never takes the IPI. The cycle goes through the rwsem's writer.
+TEST(DeadlockMonitor, a_cycle_through_mmap_lock_names_the_rwsem_writer_and_the_cpu_with_irqs_off) {
+    mmtest::MmWorld w("toy4", "ipi");
+    Monitors mon(*w.plat);
+    Monitors::Installed on(mon);
+    kernel::mm::MmStruct& mm = w.mm->mm_alloc(0);
+    uint64_t addr = 0;
+    bool mapped = false;
+    int done = 0;
+    w.k->run_on(0, [&](hw::Cpu& cpu) -> sim::Task<> {
+        co_await w.mm->switch_mm_irqs_off(cpu, mm);
+        while (!mapped) co_await cpu.compute(100_ns);
+        co_await w.mm->user_access(cpu, mm, addr, true);
+        co_await cpu.compute(2_us);
+        cpu.local_irq_disable();
+        co_await mm.mmap_lock->down_read(cpu);
+        co_await mm.mmap_lock->up_read(cpu);
+        co_await cpu.local_irq_enable();
+        ++done;
+    });
+    w.k->run_on(1, [&](hw::Cpu& cpu) -> sim::Task<> {
+        co_await w.mm->switch_mm_irqs_off(cpu, mm);
+        addr = co_await w.mm->vm_mmap(cpu, mm, 4 * PAGE_SIZE);
+        co_await w.mm->user_access(cpu, mm, addr, true);
+        mapped = true;
+        co_await cpu.compute(1_us);
+        co_await mm.mmap_lock->down_write(cpu);
+        co_await cpu.compute(2_us);  // cpu0 is spinning for the lock by now
+        co_await w.mm->flush_tlb_mm_range(cpu, mm, addr, addr + PAGE_SIZE, kernel::mm::PAGE_SHIFT, false);
+        co_await mm.mmap_lock->up_write(cpu);
+        ++done;
+    });
+    w.k->boot();
+    w.eng.run_until(1_ms);
+    ASSERT_EQ(w.eng.pending_events(), 0u);
+    mon.finish(true, 2 - done);
+    ASSERT_EQ(mon.total(), 1u);
+    const check::Violation& v = mon.violations().front();
+    EXPECT_EQ(v.kind, ViolationKind::deadlock);
+    const std::string lock = fmt::format("mm[{}].mmap_lock", mm.id);
+    EXPECT_NE(v.diagnosis.find("wait-for cycle cpu0 -> cpu1 -> cpu0"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("cpu0 (IRQs off) holds no lock; waits on " + lock), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("held for write by cpu1"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("cpu1 (IRQs on) holds " + lock + " (write); waits on cfd_csd@0"), std::string::npos)
+        << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("a CSD only cpu0's IPI handler can release"), std::string::npos) << v.diagnosis;
+    w.eng.shutdown();
+}
+
+// Readers are owners too: a writer waiting behind two readers, one of which is stuck itself,
+// has its edge to that one.
+TEST(DeadlockMonitor, a_writer_waiting_for_readers_points_at_the_reader_that_is_stuck_itself) {
+    test::KernelWorld w("toy4");
+    Monitors mon(*w.plat);
+    Monitors::Installed on(mon);
+    kernel::mm::RwSem sem(w.plat->memory(), "test_rwsem", 0);
+    kernel::mm::SpinLock lock(w.plat->memory(), "test_lock", 0, 4);
+    int done = 0;
+    // cpu2: reads test_rwsem and never lets go of it (its work ends holding it).
+    w.k->run_on(2, [&](hw::Cpu& cpu) -> sim::Task<> {
+        co_await sem.down_read(cpu);
+        co_await cpu.compute(10_us);
+        ++done;
+    });
+    // cpu1: reads test_rwsem after cpu2, then waits for test_lock, which cpu0 holds.
+    w.k->run_on(1, [&](hw::Cpu& cpu) -> sim::Task<> {
+        co_await cpu.compute(100_ns);
+        co_await sem.down_read(cpu);
+        co_await cpu.compute(1_us);
+        cpu.local_irq_disable();
+        co_await lock.lock(cpu);
+        ++done;
+    });
+    // cpu0: takes test_lock, then wants test_rwsem for write.
+    w.k->run_on(0, [&](hw::Cpu& cpu) -> sim::Task<> {
+        cpu.local_irq_disable();
+        co_await lock.lock(cpu);
+        co_await cpu.compute(500_ns);
+        co_await sem.down_write(cpu);
+        ++done;
+    });
+    w.k->boot();
+    w.eng.run_until(1_ms);
+    ASSERT_EQ(w.eng.pending_events(), 0u);
+    mon.finish(true, 3 - done);
+    ASSERT_EQ(mon.total(), 1u);
+    const check::Violation& v = mon.violations().front();
+    EXPECT_EQ(v.kind, ViolationKind::deadlock);
+    EXPECT_NE(v.diagnosis.find("wait-for cycle cpu0 -> cpu1 -> cpu0"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("held for read by cpu2, cpu1"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("cpu1 (IRQs off) holds test_rwsem (read); waits on test_lock"), std::string::npos)
+        << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("held by cpu0"), std::string::npos) << v.diagnosis;
     w.eng.shutdown();
 }
 

@@ -84,6 +84,10 @@ sim::Task<> Cpu::compute(Picos work) {
         }
     }
     set_busy(false);
+    if (CheckHooks* h = check_hooks()) {
+        const Activity a = profile().activity();
+        h->compute_done(id_, a == Activity::user || a == Activity::kernel);
+    }
 }
 
 sim::Task<> Cpu::stall(Picos t) {

@@ -70,7 +70,10 @@ sim::Task<> RwSem::down_read(hw::Cpu& cpu) {
     constexpr uint64_t read_failed = WRITER_LOCKED | FLAG_WAITERS;
     for (;;) {
         const uint64_t old = co_await mem_.fetch_add(me, *count_, READER_BIAS);
-        if ((old & read_failed) == 0) co_return;
+        if ((old & read_failed) == 0) {
+            IPISIM_CHECK_HOOK(rwsem_acquired(me, *count_, /*write=*/false));
+            co_return;
+        }
         // rwsem_down_read_slowpath(): back out and wait behind the writer.
         co_await mem_.fetch_add(me, *count_, ~READER_BIAS + 1);
         auto scope = cpu.function(label_);
@@ -79,13 +82,17 @@ sim::Task<> RwSem::down_read(hw::Cpu& cpu) {
 }
 
 sim::Task<> RwSem::up_read(hw::Cpu& cpu) {
+    IPISIM_CHECK_HOOK(rwsem_released(cpu.id(), *count_, /*write=*/false));
     co_await mem_.fetch_add(cpu.id(), *count_, ~READER_BIAS + 1);
 }
 
 sim::Task<> RwSem::down_write(hw::Cpu& cpu) {
     const hw::CpuId me = cpu.id();
     const uint64_t fast = co_await mem_.cmpxchg(me, *count_, 0, WRITER_LOCKED);
-    if (fast == 0) co_return;
+    if (fast == 0) {
+        IPISIM_CHECK_HOOK(rwsem_acquired(me, *count_, /*write=*/true));
+        co_return;
+    }
     // rwsem_down_write_slowpath(): announce the waiter, wait for the owners to leave.
     auto scope = cpu.function(label_);
     ++waiting_writers_;
@@ -98,13 +105,17 @@ sim::Task<> RwSem::down_write(hw::Cpu& cpu) {
         if (old == v) break;
     }
     --waiting_writers_;
+    IPISIM_CHECK_HOOK(rwsem_acquired(me, *count_, /*write=*/true));
 }
 
 sim::Task<> RwSem::up_write(hw::Cpu& cpu) {
+    IPISIM_CHECK_HOOK(rwsem_released(cpu.id(), *count_, /*write=*/true));
     co_await mem_.fetch_add(cpu.id(), *count_, ~WRITER_LOCKED + 1);
 }
 
 sim::Task<> RwSem::downgrade_write(hw::Cpu& cpu) {
+    IPISIM_CHECK_HOOK(rwsem_released(cpu.id(), *count_, /*write=*/true));
+    IPISIM_CHECK_HOOK(rwsem_acquired(cpu.id(), *count_, /*write=*/false));
     co_await mem_.fetch_add(cpu.id(), *count_, READER_BIAS - WRITER_LOCKED);
 }
 
