@@ -81,12 +81,13 @@ public:
             switches = sched.stats().context_switches - switches;
             k.engine().stop();
         });
-        threads[1] = &sched.kthread_create_on_cpu("pingpong_b", c, [&](hw::Cpu& cpu, kernel::Thread& self) -> sim::Task<> {
-            for (;;) {
-                co_await sched.wake_up_process(cpu, *threads[0]);
-                co_await block(cpu, self);
-            }
-        });
+        threads[1] =
+            &sched.kthread_create_on_cpu("pingpong_b", c, [&](hw::Cpu& cpu, kernel::Thread& self) -> sim::Task<> {
+                for (;;) {
+                    co_await sched.wake_up_process(cpu, *threads[0]);
+                    co_await block(cpu, self);
+                }
+            });
         k.boot();
         k.engine().run();
 

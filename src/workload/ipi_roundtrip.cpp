@@ -42,10 +42,10 @@ struct Params {
 };
 
 struct Metrics {
-    double rtt_ns = 0;          // mean time of one call, as the sender sees it
-    double target_irq_ns = 0;   // interrupt-context time of the targets per IPI they received
-    uint64_t ipis = 0;          // IPIs sent in the measured calls
-    uint32_t target_cpu = 0;    // single: the target; broadcast: the number of targets
+    double rtt_ns = 0;         // mean time of one call, as the sender sees it
+    double target_irq_ns = 0;  // interrupt-context time of the targets per IPI they received
+    uint64_t ipis = 0;         // IPIs sent in the measured calls
+    uint32_t target_cpu = 0;   // single: the target; broadcast: the number of targets
 };
 
 class IpiRoundtrip : public SchemaWorkload<IpiRoundtrip, Params, Metrics> {
