@@ -50,17 +50,17 @@ int calibrate_command(const CalibrateArgs& args, const DataDirs& dirs) {
     const std::vector<std::string> params = param_list(args.params);
     const experiment::CalibrationSetup setup =
         experiment::prepare_calibration(machine, targets, params, dirs.experiments);
-    const std::string out = args.out.empty()
-                                ? std::filesystem::path(machine).stem().string() + "_calibrated.toml"
-                                : args.out;
+    const std::string out =
+        args.out.empty() ? std::filesystem::path(machine).stem().string() + "_calibrated.toml" : args.out;
     Console console(ConsoleOptions{args.quiet, ProgressMode::never});
     experiment::CalibrateOptions options;
     options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     options.max_evaluations = args.max_evaluations;
-    console.note(fmt::format("{}: fitting {} cost(s) to {} target(s) of {} experiment(s) with NLopt BOBYQA, at most "
-                             "{} evaluations, {} job(s)\n",
-                             machine, setup.params.size(), targets.targets.size(), setup.experiments.size(),
-                             options.max_evaluations, options.jobs));
+    console.note(
+        fmt::format("{}: fitting {} cost(s) to {} target(s) of {} experiment(s) with NLopt BOBYQA, at most "
+                    "{} evaluations, {} job(s)\n",
+                    machine, setup.params.size(), targets.targets.size(), setup.experiments.size(),
+                    options.max_evaluations, options.jobs));
     const auto start = std::chrono::steady_clock::now();  // host time, for the note only
     const experiment::CalibrationResult result = experiment::calibrate(setup, options);
     console.out(experiment::calibration_text(setup, result));

@@ -46,7 +46,8 @@ size_t find_point(const TargetsFile& f, const CalibrationTarget& t, const Prepar
     if (t.at.empty()) {
         const auto p = static_cast<size_t>(t.point.value_or(0));
         if (p >= e.points.size()) {
-            fail_at(f, t.point_at, fmt::format("experiment {} has points 0-{}", e.experiment.name(), e.points.size() - 1));
+            fail_at(f, t.point_at,
+                    fmt::format("experiment {} has points 0-{}", e.experiment.name(), e.points.size() - 1));
         }
         return p;
     }
@@ -86,14 +87,15 @@ RangedCost fit_param(const hw::MachineSpec& spec, const std::string& machine_fil
     if (c == nullptr) {
         std::vector<std::string> names;
         for (const config::CostValue& v : spec.costs) names.push_back(v.key);
-        fail(fmt::format("machine {} has no cost \"{}\"{}", spec.name, key, config::did_you_mean(key, names)));
+        fail(fmt::format("is not a cost of machine {}{}", spec.name, config::did_you_mean(key, names)));
     }
     const std::string at = c->line > 0 ? fmt::format("{}:{}", machine_file, c->line) : machine_file;
     const config::Mark m = c->provenance.mark;
     if (m == config::Mark::P || m == config::Mark::D) {
-        fail(fmt::format("is marked {} at {} ({}): only A (assumed) or F (fitted) costs are fitted "
-                         "(docs/calibration.md)",
-                         config::to_string(m), at, m == config::Mark::P ? "published" : "derived"));
+        fail(
+            fmt::format("is marked {} at {} ({}): only A (assumed) or F (fitted) costs are fitted "
+                        "(docs/calibration.md)",
+                        config::to_string(m), at, m == config::Mark::P ? "published" : "derived"));
     }
     if (m != config::Mark::A && m != config::Mark::F) {
         fail(fmt::format("has no mark and no range at {}: mark it A with a plausible range to fit it", at));
@@ -174,7 +176,7 @@ CalibrationSetup prepare_calibration(const std::string& machine_file, const Targ
     const bool from_flag = !params_override.empty();
     const std::vector<std::string>& names = from_flag ? params_override : f.params;
     if (names.empty()) {
-        throw config::ConfigError(f.file, 0, "params",
+        throw config::ConfigError(f.file, f.params_line > 0 ? f.params_line : 1, "params",
                                   "names no cost to fit: give params = [\"key\", ...] here or --params a,b");
     }
     for (size_t i = 0; i < names.size(); ++i) {
@@ -232,10 +234,8 @@ Evaluation evaluate(const CalibrationSetup& setup, const std::vector<double>& va
         run_of.push_back(static_cast<size_t>(it - runs.begin()));
         if (it == runs.end()) runs.push_back(key);
     }
-    const std::vector<nlohmann::ordered_json> metrics =
-        run_parallel<nlohmann::ordered_json>(jobs, runs.size(), [&](size_t i) {
-            return run_point(variants[runs[i].first], runs[i].second).metrics;
-        });
+    const std::vector<nlohmann::ordered_json> metrics = run_parallel<nlohmann::ordered_json>(
+        jobs, runs.size(), [&](size_t i) { return run_point(variants[runs[i].first], runs[i].second).metrics; });
     for (size_t t = 0; t < setup.bound.size(); ++t) {
         out.predicted[t] = number_of(metrics[run_of[t]], setup.bound[t].metric);
         if (!out.predicted[t]) {
@@ -305,8 +305,9 @@ std::string fitted_machine_text(const CalibrationSetup& setup, const Calibration
     for (size_t i = 0; i < setup.params.size(); ++i) {
         const config::CostValue& c = *setup.params[i].cost;
         settings.push_back({&c, result.after.values[i]});
-        sources.push_back(fmt::format("fitted by ipisim calibrate (was {} {}: {})", config::to_string(c.provenance.mark),
-                                      cost_text(c.type, c.value), c.provenance.source));
+        sources.push_back(fmt::format("fitted by ipisim calibrate (was {} {}: {})",
+                                      config::to_string(c.provenance.mark), cost_text(c.type, c.value),
+                                      c.provenance.source));
     }
     const std::string target = fmt::format("calibrate: {}: {}", targets_name, fmt::join(target_names, "; "));
     const config::Document fitted = with_fitted(setup.machine.document, settings, target, sources);

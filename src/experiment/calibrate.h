@@ -35,7 +35,7 @@ struct CalibrationSetup {
         size_t point = 0;
         std::string metric;
     };
-    std::vector<Bound> bound;       // one per target
+    std::vector<Bound> bound;        // one per target
     std::vector<RangedCost> params;  // in the order asked for; cost pointers into machine.spec
 };
 

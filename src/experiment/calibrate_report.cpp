@@ -26,8 +26,8 @@ std::string shown(config::ParamType type, double v) {
 
 std::string calibration_text(const CalibrationSetup& setup, const CalibrationResult& result) {
     std::string out;
-    report::TextTable targets({"target", "experiment", "point", "metric", "measured", "sigma", "before", "resid",
-                               "after", "resid"});
+    report::TextTable targets(
+        {"target", "experiment", "point", "metric", "measured", "sigma", "before", "resid", "after", "resid"});
     for (size_t i = 0; i < setup.targets.targets.size(); ++i) {
         const CalibrationTarget& t = setup.targets.targets[i];
         const CalibrationSetup::Bound& b = setup.bound[i];

@@ -41,7 +41,7 @@ struct CalibrationTarget {
     std::vector<std::pair<std::string, nlohmann::ordered_json>> at;  // swept key -> value
     std::string metric;
     double measured = 0;
-    double sigma = 0;  // 1 sigma, from `sigma` or `interval`
+    double sigma = 0;       // 1 sigma, from `sigma` or `interval`
     TargetsLocation where;  // the [[target]] table
     TargetsLocation experiment_at, point_at, metric_at;
 };

@@ -57,7 +57,7 @@ expect_bad_input("bad_metric.toml:4: target\\[0\\].metric: the cacheline_pingpon
                  calibrate ${data}/toy4_ranged.toml --targets ${WORK}/bad_metric.toml)
 file(WRITE ${WORK}/nan.toml "params = [\"cpu.irq_entry\"]\n[[target]]\nexperiment = \"micro_cacheline\"\nmetric = \"one_way_ns\"\nmeasured = nan\nsigma = 1.0\n")
 expect_bad_input("nan.toml:5: target\\[0\\].measured: " calibrate ${data}/toy4_ranged.toml --targets ${WORK}/nan.toml)
-expect_bad_input("--params: cpu.nothing: machine toy4_ranged has no cost \"cpu.nothing\""
+expect_bad_input("--params: cpu.nothing: is not a cost of machine toy4_ranged"
                  calibrate ${data}/toy4_ranged.toml --targets ${data}/targets.toml --params cpu.nothing)
 expect_bad_input("no such|not found|toy4_nope" calibrate toy4_nope --targets ${data}/targets.toml)
 if(EXISTS ${WORK}/toy4_ranged_calibrated.toml)
