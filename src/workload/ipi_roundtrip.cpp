@@ -3,7 +3,11 @@
 // function `rounds` times, waiting for it each time:
 //   mode = "single":    smp_call_function_single(target, func, NULL, wait=1), the target being
 //                       the lowest-numbered CPU at `distance` from the sender;
-//   mode = "broadcast": smp_call_function_many(every other CPU, func, NULL, wait=1).
+//   mode = "broadcast": smp_call_function_many(every other CPU, func, NULL, wait=1);
+//   mode = "membarrier": membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) with one other thread of
+//                       the process, running on the target (`ipisim probe`'s IPI round trip):
+//                       a system call (cpu.syscall) around smp_call_function_many(the target,
+//                       ipi_mb, NULL, wait=1).
 // The targets are either idle (target_state = "idle", in `idle_state`, default the deepest the
 // machine has) or busy (target_state = "busy": a kernel loop computing 1 us chunks with
 // interrupts on, which each IPI interrupts). Before each call the sender computes for `gap` (not
@@ -28,7 +32,7 @@ namespace ipisim::workload {
 
 namespace {
 
-enum class Mode : uint8_t { single, broadcast };
+enum class Mode : uint8_t { single, broadcast, membarrier };
 enum class TargetState : uint8_t { idle, busy };
 
 struct Params {
@@ -59,12 +63,14 @@ public:
                 .param("sender", &Params::sender, "the calling CPU")
                 .at_least(0)
                 .def(int64_t{0})
-                .choice("mode", &Params::mode, {{"single", Mode::single}, {"broadcast", Mode::broadcast}},
-                        "one target (smp_call_function_single) or every other CPU (smp_call_function_many)")
+                .choice("mode", &Params::mode,
+                        {{"single", Mode::single}, {"broadcast", Mode::broadcast}, {"membarrier", Mode::membarrier}},
+                        "one target (smp_call_function_single), every other CPU (smp_call_function_many), or one "
+                        "target inside a membarrier() system call")
                 .def(Mode::single)
-                .sets("single", [](const Params& p) { return p.mode == Mode::single; })
+                .sets("single", [](const Params& p) { return p.mode != Mode::broadcast; })
                 .choice("distance", &Params::distance, distance_choices(),
-                        "single: the target is the lowest-numbered CPU at this distance from the sender")
+                        "single, membarrier: the target is the lowest-numbered CPU at this distance from the sender")
                 .def(hw::DistanceClass::same_l3)
                 .when("single")
                 .choice("target_state", &Params::target_state,
@@ -89,7 +95,8 @@ public:
                        "interrupt-context time (entry, handler, exit, EOI) of the targets per IPI received")
                 .unit("ns")
                 .param("ipis", &Metrics::ipis, "IPIs sent by the measured calls")
-                .param("target_cpu", &Metrics::target_cpu, "single: the target CPU; broadcast: the number of targets");
+                .param("target_cpu", &Metrics::target_cpu,
+                       "single, membarrier: the target CPU; broadcast: the number of targets");
         return s;
     }
 
@@ -99,7 +106,7 @@ public:
         const uint32_t n = s.machine.nr_cpus();
         if (p().sender >= n) s.params.fail("sender", fmt::format("machine {} has CPUs 0-{}", s.machine.name(), n - 1));
         if (n < 2) s.params.fail("mode", fmt::format("machine {} has one CPU: there is no target", s.machine.name()));
-        if (p().mode == Mode::single) check_peer(s, static_cast<hw::CpuId>(p().sender), p().distance, "distance");
+        if (p().mode != Mode::broadcast) check_peer(s, static_cast<hw::CpuId>(p().sender), p().distance, "distance");
         if (p().idle_state && !s.machine.idle_state(*p().idle_state)) {
             s.params.fail("idle_state", fmt::format("machine {} has no idle state \"{}\" (it has: {})",
                                                     s.machine.name(), *p().idle_state, s.machine.idle_state_names()));
@@ -111,7 +118,7 @@ public:
         const auto me = static_cast<hw::CpuId>(p().sender);
         const uint32_t nr = k.nr_cpus();
         hw::CpuMask targets(nr);
-        if (p().mode == Mode::single) {
+        if (p().mode != Mode::broadcast) {
             targets.set(*peer_at(k.machine().topology(), me, p().distance));
         } else {
             for (hw::CpuId c = 0; c < nr; ++c) {
@@ -155,6 +162,7 @@ public:
                 if (single) {
                     co_await k.smp().smp_call_function_single(cpu, target, func, true);
                 } else {
+                    if (p().mode == Mode::membarrier) co_await k.syscall_entry_exit(cpu);
                     co_await k.smp().smp_call_function_many(cpu, targets, func, true);
                 }
                 if (i >= 1) total += cpu.now() - t0;
@@ -170,7 +178,7 @@ public:
         m.rtt_ns = total.ns() / static_cast<double>(p().rounds);
         m.target_irq_ns = ipis == 0 ? 0.0 : irq.ns() / static_cast<double>(ipis);
         m.ipis = ipis;
-        m.target_cpu = p().mode == Mode::single ? *peer_at(k.machine().topology(), me, p().distance) : nr - 1;
+        m.target_cpu = p().mode != Mode::broadcast ? *peer_at(k.machine().topology(), me, p().distance) : nr - 1;
         return result(m);
     }
 };

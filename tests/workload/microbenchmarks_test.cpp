@@ -80,6 +80,17 @@ TEST(Microbenchmarks, a_broadcast_sends_one_ipi_per_other_cpu_and_waits_for_the_
     EXPECT_GT(at(m[1], "rtt_ns"), single);
 }
 
+TEST(Microbenchmarks, a_membarrier_round_trip_is_one_call_inside_a_system_call) {
+    const std::vector<std::string> mb = {"params.mode=\"membarrier\"", "sweep.target_state=[\"busy\"]"};
+    const auto m = run("micro_ipi_rtt", mb);
+    ASSERT_EQ(m.size(), 1U);
+    EXPECT_EQ(m[0]["ipis"], 20);
+    EXPECT_EQ(m[0]["target_cpu"], 1);
+    std::vector<std::string> slower = mb;
+    slower.push_back("machine.cpu.syscall=\"300 ns\"");  // toy4: 100 ns
+    EXPECT_DOUBLE_EQ(at(run("micro_ipi_rtt", slower)[0], "rtt_ns"), at(m[0], "rtt_ns") + 200.0);
+}
+
 TEST(Microbenchmarks, context_switch_ping_pong_moves_by_exactly_the_context_switch_cost) {
     const auto m = run("micro_ctxswitch");
     ASSERT_EQ(m.size(), 1U);
