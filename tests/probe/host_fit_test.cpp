@@ -61,8 +61,9 @@ TEST(HostFit, the_delivery_latency_is_fitted_to_the_membarrier_round_trip_and_ma
 TEST(HostFit, nothing_is_fitted_without_a_membarrier_round_trip_or_when_it_sent_no_ipi) {
     probe::ProbeResults r = probe::testing::sample_results();
     const auto host = write_host(r, "none");
-    EXPECT_NE(fit_host_machine(r, host, kExperiments).find("nothing fitted: the membarrier round trip was not measured"),
-              std::string::npos);
+    EXPECT_NE(
+        fit_host_machine(r, host, kExperiments).find("nothing fitted: the membarrier round trip was not measured"),
+        std::string::npos);
     r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({900, 1000, 1100}), 0.0};
     EXPECT_NE(fit_host_machine(r, host, kExperiments).find("nothing fitted: the membarrier calls sent 0.00"),
               std::string::npos);
