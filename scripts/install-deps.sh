@@ -6,6 +6,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config ccache
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhwloc-dev hwloc
+  libnlopt-cxx-dev  # NLopt, the optimizer of ipisim calibrate (docs/uncertainty.md)
   clang-format clang-tidy
   gnuplot-nox  # plots (report/plot.h, ipisim plot)
   chromium     # the HTML report's rendering test (tests/report/html_report_test.cpp)

@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 
+#include "cli/calibrate_command.h"
 #include "cli/check_command.h"
 #include "cli/compare_command.h"
 #include "cli/data_dirs.h"
@@ -263,6 +264,21 @@ int main(int argc, char** argv) {
     sens->add_flag("-q,--quiet", sens_args.quiet, "no notes on stderr");
     sens->callback([&] { command = [&] { return cli::sensitivity_command(sens_args, dirs); }; });
 
+    cli::CalibrateArgs cal_args;
+    CLI::App* cal = app.add_subcommand(
+        "calibrate", "fit a machine's assumed (A/F) costs to measured microbenchmark targets (NLopt BOBYQA)");
+    cal->add_option("machine", cal_args.machine, "machine name (or path to a machine file)")->required();
+    cal->add_option("--targets", cal_args.targets, "targets file (docs/uncertainty.md)")->required()->check(not_empty);
+    cal->add_option("--params", cal_args.params, "the costs to fit: a,b (default: the targets file's params)");
+    cal->add_option("--out", cal_args.out, "the fitted machine file (default: MACHINE_calibrated.toml)")
+        ->check(not_empty);
+    cal->add_option("--jobs,-j", cal_args.jobs, "threads running the targets' points (default: one per CPU)")
+        ->check(CLI::PositiveNumber);
+    cal->add_option("--max-evaluations", cal_args.max_evaluations, "objective evaluations at most")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    cal->add_flag("-q,--quiet", cal_args.quiet, "no notes on stderr");
+    cal->callback([&] { command = [&] { return cli::calibrate_command(cal_args, dirs); }; });
     if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
         fmt::print(stderr, "{}\n", unknown);
         return config::kExitBadInput;

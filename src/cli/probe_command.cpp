@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "cli/data_dirs.h"
+#include "cli/probe_fit.h"
 #include "config/error.h"
 #include "probe/host_file.h"
 #include "probe/host_schema.h"
@@ -38,8 +40,10 @@ int probe_command(const ProbeArgs& args) {
     // The file must read back: through the schema checks of every key and mark it holds, and
     // through the machine loader.
     probe::load_host_machine(text, host.string());
+    // The assumed cost the probe's own microbenchmarks determine, fitted in place.
+    const std::string fit = fit_host_machine(r, host, default_data_dirs().experiments);
 
-    const std::string summary = probe::render_probe_summary(r);
+    const std::string summary = probe::render_probe_summary(r) + "\n" + fit;
     report::write_text_file(out / "probe.json", probe::probe_json(r).dump(2) + "\n");
     report::write_text_file(out / "summary.txt", summary);
     fmt::print("{}", summary);

@@ -86,4 +86,20 @@ config::Document with_costs(const config::Document& machine, const std::vector<C
     return config::Document::adopt(std::move(tree), machine.name());
 }
 
+config::Document with_fitted(const config::Document& machine, const std::vector<CostSetting>& settings,
+                             const std::string& target, const std::vector<std::string>& sources) {
+    config::Document edited = with_costs(machine, settings);
+    for (size_t i = 0; i < settings.size(); ++i) {
+        std::string leaf;
+        toml::table& parent = parent_of(edited.tree(), settings[i].cost->key, machine.name(), leaf);
+        if (leaf != "value") {
+            throw std::logic_error(fmt::format("cost {} of {} is not marked", settings[i].cost->key, machine.name()));
+        }
+        parent.insert_or_assign("mark", "F");
+        parent.insert_or_assign("source", sources.at(i));
+        parent.insert_or_assign("target", target);
+    }
+    return edited;
+}
+
 }  // namespace ipisim::experiment

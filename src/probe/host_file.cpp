@@ -81,12 +81,18 @@ toml::table host_machine_table(const ProbeResults& r) {
     return root;
 }
 
-std::string host_machine_text(const ProbeResults& r) {
+std::string host_machine_text(const ProbeResults& r, const std::vector<FittedCost>& fitted) {
     std::string out;
     out += fmt::format("# Machine file of this host, written by `{}` on {}.\n", r.command, r.date);
     out += "# Measured values are marked P (source: date, command, median of N, spread; range = [p5, p95]);\n";
     out += "# values the probe cannot measure are marked A with a plausible range and a rationale.\n";
-    out += "# Nothing here is fitted. Re-run `ipisim probe` rather than editing by hand.\n";
+    if (fitted.empty()) {
+        out += "# Nothing here is fitted. Re-run `ipisim probe` rather than editing by hand.\n";
+    } else {
+        out += "# Fitted (F) with ipisim calibrate to this probe's own microbenchmarks (docs/probe.md):";
+        for (const FittedCost& f : fitted) out += fmt::format(" {}.{}", f.section, f.key);
+        out += ".\n# Re-run `ipisim probe` rather than editing by hand.\n";
+    }
     out += fmt::format("# kernel: {} {} ({})\n", r.info.sysname, r.info.release, r.info.machine);
     out += fmt::format(
         "# virtualized: {}{}\n", r.info.virtualized() ? "yes" : "no",
@@ -99,8 +105,18 @@ std::string host_machine_text(const ProbeResults& r) {
     for (const std::string& m : r.info.mitigations) out += fmt::format("# mitigation: {}\n", m);
     for (const Skipped& s : r.skipped) out += fmt::format("# skipped: {}: {}\n", s.what, s.why);
     out += "\n";
+    toml::table root = host_machine_table(r);
+    for (const FittedCost& f : fitted) {
+        toml::table* section = root.at_path(f.section).as_table();
+        toml::table* marked = section != nullptr ? section->get_as<toml::table>(f.key) : nullptr;
+        if (marked == nullptr) throw std::logic_error(fmt::format("host.toml has no {}.{}", f.section, f.key));
+        marked->insert_or_assign("value", ns_text(f.ns));
+        marked->insert_or_assign("mark", "F");
+        marked->insert_or_assign("source", f.source);
+        marked->insert_or_assign("target", f.target);
+    }
     std::ostringstream os;
-    os << toml::toml_formatter(host_machine_table(r));
+    os << toml::toml_formatter(root);
     out += os.str();
     out += "\n";
     return out;

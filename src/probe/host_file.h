@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include <string>
+#include <vector>
 
 #include "config/table.h"
 #include "hw/machine.h"
@@ -17,8 +18,19 @@ namespace ipisim::probe {
 // The machine file as a TOML tree.
 toml::table host_machine_table(const ProbeResults& r);
 
-// The file's text: a comment header (date, command, host facts, what was skipped) and the tree.
-std::string host_machine_text(const ProbeResults& r);
+// A value of the file fitted to the probe's own microbenchmarks (`ipisim calibrate`, the host
+// fit of cli/probe_fit.h): written marked F in place of the A value, with its range kept.
+struct FittedCost {
+    std::string section;  // dotted, "intc.fabric"
+    std::string key;      // "same_l3"
+    double ns = 0;        // written with one decimal (ns_text)
+    std::string source;
+    std::string target;
+};
+
+// The file's text: a comment header (date, command, host facts, what was skipped, what was
+// fitted) and the tree, with the `fitted` values in place.
+std::string host_machine_text(const ProbeResults& r, const std::vector<FittedCost>& fitted = {});
 
 // host.toml read by the machine loader, with the probe's own rule on top (every cost marked P or
 // A: probe::check_host_file): every mistake is a ConfigError naming the file, line and key.

@@ -8,7 +8,7 @@ function(expect_error expected)
     message(FATAL_ERROR "ipisim ${ARGN}: exit ${rc}\nexpected stderr\n  ${expected}\ngot\n  ${err}\nstdout: ${out}")
   endif()
 endfunction()
-set(commands "list, run, reproduce, plot, compare, report, merge, machine, probe, validate, check, sensitivity")
+set(commands "list, run, reproduce, plot, compare, report, merge, machine, probe, validate, check, sensitivity, calibrate")
 expect_error("ipisim: unknown command \"lst\" (did you mean list?); the commands are: ${commands}" lst)
 expect_error("ipisim: unknown command \"reprodcue\" (did you mean reproduce?); the commands are: ${commands}"
              --machines ${SRC}/machines reprodcue --only x)

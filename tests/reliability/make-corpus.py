@@ -535,6 +535,47 @@ def cli_cases():
         where="nope")
     cli("C39", "run --help (control)", ["run", "--help"], expect="ok")
     cli("C40", "--version (control)", ["--version"], expect="ok")
+    calibrate_cases()
+
+
+# `ipisim calibrate` on the ranged toy of tests/data/calibrate: targets-file and flag mistakes.
+CAL_HEAD = 'params = ["cpu.irq_entry"]\n'
+CAL_TARGET = ('[[target]]\nexperiment = "micro_cacheline"\nat = { distance = "same_l3" }\nmetric = "one_way_ns"\n'
+              'measured = 50.0\nsigma = 1.0\n')
+
+
+def calibrate_cases():
+    def cal(cid, what, targets, key=None, extra=(), expect="error", where=None):
+        args = ["--experiments", "{src}/experiments", "calibrate", "{src}/tests/data/calibrate/toy4_ranged.toml",
+                "--targets", "{dir}/t.toml", "--out", "{dir}/fitted.toml", "-q", "--max-evaluations", "3", *extra]
+        if where is None and expect == "error":
+            where = located("{dir}/t.toml", key)
+        add(cid, "calibrate", what, expect, args, where, files={"t.toml": targets})
+
+    cal("K01", "a good targets file (control)", CAL_HEAD + CAL_TARGET, expect="ok")
+    cal("K02", "a parameter the machine lacks", 'params = ["cpu.irq_entyr"]\n' + CAL_TARGET, "params[0]")
+    cal("K03", "a published parameter", 'params = ["cpu.syscall"]\n' + CAL_TARGET, "params[0]")
+    cal("K04", "an unmarked parameter", 'params = ["cpu.eoi"]\n' + CAL_TARGET, "params[0]")
+    cal("K05", "a parameter named twice", 'params = ["cpu.irq_entry", "cpu.irq_entry"]\n' + CAL_TARGET, "params[1]")
+    cal("K06", "no params", CAL_TARGET, "params")
+    cal("K07", "no target", CAL_HEAD, "target")
+    cal("K08", "a NaN measured value", CAL_HEAD + edit(CAL_TARGET, "50.0", "nan"), "target[0].measured")
+    cal("K09", "an infinite sigma", CAL_HEAD + edit(CAL_TARGET, "sigma = 1.0", "sigma = inf"), "target[0].sigma")
+    cal("K10", "a negative sigma", CAL_HEAD + edit(CAL_TARGET, "sigma = 1.0", "sigma = -1.0"), "target[0].sigma")
+    cal("K11", "an unknown metric", CAL_HEAD + edit(CAL_TARGET, "one_way_ns", "rtt_ns"), "target[0].metric")
+    cal("K12", "an experiment that does not exist", CAL_HEAD + edit(CAL_TARGET, "micro_cacheline", "nope"),
+        "target[0].experiment")
+    cal("K13", "a point beyond the sweep", CAL_HEAD + edit(CAL_TARGET, 'at = { distance = "same_l3" }', "point = 9"),
+        "target[0].point")
+    cal("K14", "swept values no point has", CAL_HEAD + edit(CAL_TARGET, '"same_l3"', '"cross_package"'),
+        "target[0].at")
+    cal("K15", "an unknown key in a target", CAL_HEAD + CAL_TARGET + "colour = 1\n", "target[0].colour")
+    cal("K16", "an interval without the measured value",
+        CAL_HEAD + edit(CAL_TARGET, "sigma = 1.0", "interval = [60.0, 70.0]"), "target[0].interval")
+    cal("K17", "--params naming no cost", CAL_HEAD + CAL_TARGET, extra=["--params", "cpu.nope"],
+        where="^--params: cpu\\.nope:")
+    cal("K18", "--params with an empty name", CAL_HEAD + CAL_TARGET, extra=["--params", "cpu.irq_entry,"],
+        where="^--params:")
 
 
 def set_cases():

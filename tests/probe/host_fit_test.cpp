@@ -1,0 +1,74 @@
+// cli/probe_fit.h: `ipisim probe` fits the interrupt delivery of the caller-target distance class
+// to its own membarrier round trip (and nothing else), rewrites host.toml with it marked F, and
+// says why it fitted nothing when the round trip was not measured or sent no IPI.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/probe_fit.h"
+#include "experiment/calibrate.h"
+#include "hw/machine.h"
+#include "probe/host_file.h"
+#include "probe/summary.h"
+#include "sample_results.h"
+#include "support/scratch_path.h"
+
+namespace ipisim::cli {
+namespace {
+
+const std::string kExperiments = std::string(IPISIM_SOURCE_DIR) + "/experiments";
+
+std::filesystem::path write_host(const probe::ProbeResults& r, const std::string& name) {
+    const auto dir = ::ipisim::test::scratch_path("ipisim_host_fit_" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "host.toml") << probe::host_machine_text(r);
+    return dir / "host.toml";
+}
+
+TEST(HostFit, the_delivery_latency_is_fitted_to_the_membarrier_round_trip_and_marked_f) {
+    probe::ProbeResults r = probe::testing::sample_results();
+    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({5900, 6000, 6100}), 1.0};
+    const auto host = write_host(r, "fitted");
+    const hw::MachineSpec before = hw::load_machine(host.string());
+    const std::string summary = fit_host_machine(r, host, kExperiments);
+    EXPECT_NE(summary.find("fitted intc.fabric.same_l3 (F)"), std::string::npos) << summary;
+    const hw::MachineSpec after = probe::load_host_machine(
+        [&] {
+            std::ifstream in(host);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        }(),
+        host.string());
+    const config::CostValue* fabric = after.cost("intc.fabric.same_l3");
+    ASSERT_NE(fabric, nullptr);
+    EXPECT_EQ(fabric->provenance.mark, config::Mark::F);
+    EXPECT_NE(fabric->provenance.target.find("membarrier round trip"), std::string::npos);
+    EXPECT_GT(fabric->value, before.cost("intc.fabric.same_l3")->value);
+    // Nothing else moved: the IRQ entry stays the assumption it was.
+    EXPECT_EQ(after.cost("cpu.irq_entry")->provenance.mark, config::Mark::A);
+    EXPECT_EQ(after.cost("cpu.irq_entry")->value, before.cost("cpu.irq_entry")->value);
+    // The model on the fitted file predicts the measured round trip (within its 5-95% spread).
+    const auto dir = host.parent_path() / "calibrate";
+    const experiment::CalibrationSetup s = experiment::prepare_calibration(
+        host.string(), experiment::load_targets((dir / "targets.toml").string()), {}, kExperiments);
+    const experiment::Evaluation e = experiment::evaluate(s, {fabric->value}, 1);
+    ASSERT_TRUE(e.predicted[0].has_value());
+    EXPECT_NEAR(*e.predicted[0], 6000.0, 100.0);
+}
+
+TEST(HostFit, nothing_is_fitted_without_a_membarrier_round_trip_or_when_it_sent_no_ipi) {
+    probe::ProbeResults r = probe::testing::sample_results();
+    const auto host = write_host(r, "none");
+    EXPECT_NE(
+        fit_host_machine(r, host, kExperiments).find("nothing fitted: the membarrier round trip was not measured"),
+        std::string::npos);
+    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({900, 1000, 1100}), 0.0};
+    EXPECT_NE(fit_host_machine(r, host, kExperiments).find("nothing fitted: the membarrier calls sent 0.00"),
+              std::string::npos);
+    EXPECT_EQ(hw::load_machine(host.string()).cost("intc.fabric.same_l3")->provenance.mark, config::Mark::A);
+}
+
+}  // namespace
+}  // namespace ipisim::cli
