@@ -31,7 +31,7 @@ const kernel::LatrStats& stats(MmWorld& w) {
 }
 
 struct Lazy {
-    Picos took;                     // flush_tlb_mm_range + tlb_release on CPU 0
+    Picos took;                      // flush_tlb_mm_range + tlb_release on CPU 0
     bool held_after_return = false;  // CPU 4 still caches kVa when the call returns
     uint64_t irqs_after_return = 0;  // CPU 4's interrupts by then
     std::optional<Picos> released;   // when the release ran
@@ -153,7 +153,7 @@ TEST(Latr, an_unmapped_range_is_not_reused_and_its_frames_not_freed_until_every_
     });
     w.k->boot();
     w.eng.run_until(20_ms);
-    EXPECT_EQ(freed_during, 0u);          // the written page waits for CPU 4
+    EXPECT_EQ(freed_during, 0u);               // the written page waits for CPU 4
     EXPECT_EQ(during, first - 2 * PAGE_SIZE);  // below the range the lazy flush holds
     EXPECT_EQ(after, first);                   // reusable once CPU 4 applied it
     EXPECT_EQ(w.mm->stats().pages_freed, 1u);

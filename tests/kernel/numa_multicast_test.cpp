@@ -27,8 +27,8 @@ using sim::Picos;
 namespace {
 
 struct Flushes {
-    Picos cold;  // the first flush (cold lines)
-    Picos warm;  // the second, 10 us later
+    Picos cold;                         // the first flush (cold lines)
+    Picos warm;                         // the second, 10 us later
     kernel::NumaMulticastStats second;  // the warm flush's messages
 };
 
@@ -118,9 +118,9 @@ TEST(NumaMulticast, a_lazy_representative_forwards_without_flushing_itself) {
     EXPECT_EQ(w.cpu(5).irqs_taken(), 2u);
     EXPECT_EQ(w.mm->tlb(5).find(w.mm->loaded_pcid(5), kVa), nullptr);
     EXPECT_NE(w.mm->tlb(4).find(w.mm->loaded_pcid(4), kVa), nullptr);  // lazy: flushed at switch-in
-    EXPECT_EQ(f.second.domain_requests, 1u);  // to CPU 4
-    EXPECT_EQ(f.second.forwards, 1u);         // CPU 4 to CPU 5
-    EXPECT_GT(f.warm, 4'227_ns);  // CPU 5's flush is one forward behind CPU 4
+    EXPECT_EQ(f.second.domain_requests, 1u);                           // to CPU 4
+    EXPECT_EQ(f.second.forwards, 1u);                                  // CPU 4 to CPU 5
+    EXPECT_GT(f.warm, 4'227_ns);                                       // CPU 5's flush is one forward behind CPU 4
 }
 
 TEST(NumaMulticast, is_the_ipi_protocol_in_message_count_on_a_single_l3) {

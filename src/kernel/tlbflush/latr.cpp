@@ -23,9 +23,8 @@ void LatrFlush::attach(mm::Mm& mm) {
     pcpu_.resize(p.nr_cpus());
     for (hw::CpuId c = 0; c < p.nr_cpus(); ++c) {
         pcpu_[c].pending = &p.memory().new_aligned_var(fmt::format("latr_pending[{}]", c), p.topology().node_of(c));
-        p.cpu(c).set_irq_handler(LATR_TICK_VECTOR, "latr_tick", [this](hw::Cpu& cpu, const sim::Interrupt&) {
-            return apply(cpu, /*at_tick=*/true);
-        });
+        p.cpu(c).set_irq_handler(LATR_TICK_VECTOR, "latr_tick",
+                                 [this](hw::Cpu& cpu, const sim::Interrupt&) { return apply(cpu, /*at_tick=*/true); });
     }
 }
 

@@ -68,7 +68,7 @@ struct LatrStats {
     uint64_t states_queued = 0;   // (flush, target) pairs
     uint64_t applied_at_tick = 0;
     uint64_t applied_at_switch = 0;
-    uint64_t ticks = 0;           // tick interrupts with LATR work
+    uint64_t ticks = 0;  // tick interrupts with LATR work
     uint64_t deferred_releases = 0;
 };
 

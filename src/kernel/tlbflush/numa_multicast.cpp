@@ -152,9 +152,7 @@ sim::Task<> NumaMulticastFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask
         if (l3 != own) remote.push_back(l3);
     }
     // NUMA-aware order: the farthest domains first, then by L3 number.
-    auto key = [&](uint32_t l3) {
-        return std::tuple(-static_cast<int>(topo.distance(me, domains[l3].front())), l3);
-    };
+    auto key = [&](uint32_t l3) { return std::tuple(-static_cast<int>(topo.distance(me, domains[l3].front())), l3); };
     std::sort(remote.begin(), remote.end(), [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
     const bool own_domain = domains.count(own) != 0;
     co_await self.compute_cycles(cyc(costs::smp_call_function_many_setup));

@@ -82,8 +82,7 @@ private:
 
     // The representative's part: select, forward, flush itself, drop its count.
     sim::Task<> represent(hw::Cpu& self, const Request& r);
-    sim::Task<> flush_and_ack(hw::Cpu& self, const mm::FlushTlbInfo& info, hw::SimVar& domain_ack,
-                              hw::CpuId initiator);
+    sim::Task<> flush_and_ack(hw::Cpu& self, const mm::FlushTlbInfo& info, hw::SimVar& domain_ack, hw::CpuId initiator);
     sim::Task<> push(hw::Cpu& self, hw::CpuId target, Request r);
     sim::Task<> handle_mailbox(hw::Cpu& self);
     hw::SimVar& domain_ack(hw::CpuId initiator, uint32_t l3);
