@@ -146,9 +146,10 @@ void Monitors::pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn) {
     stale_.pte_cleared(cpu, mm_id, vpn, now());
 }
 
-void Monitors::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) {
+void Monitors::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables,
+                              sim::Picos zapped) {
     log(cpu, LogKind::pages_released, mm_id, start);
-    stale_.pages_released(cpu, mm_id, start, end, now());
+    stale_.pages_released(cpu, mm_id, start, end, now(), zapped);
     if (freed_tables && kernel_ != nullptr) {
         const std::optional<sim::Picos> began = stale_.last_flush_began(cpu);
         if (auto v =

@@ -92,7 +92,8 @@ public:
     void csd_unlock(hw::CpuId cpu, const hw::SimVar& flags, uint64_t old_flags) override;
     void user_tlb_hit(hw::CpuId cpu, uint64_t mm_id, uint64_t va, sim::Picos filled) override;
     void pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn) override;
-    void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) override;
+    void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables,
+                        sim::Picos zapped) override;
     void flush_returned(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) override;
     void compute_done(hw::CpuId cpu, bool work) override;
     void cr3_written(hw::CpuId cpu, uint16_t pcid) override { cr3_pcid_.at(cpu) = pcid; }

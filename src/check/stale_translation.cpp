@@ -15,15 +15,18 @@ void StaleTranslation::pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn, 
     p.zapper = cpu;
 }
 
-void StaleTranslation::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos now) {
+void StaleTranslation::pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos now,
+                                      std::optional<sim::Picos> zapped) {
     for (uint64_t vpn = start >> PAGE_SHIFT; vpn < (end + (1ULL << PAGE_SHIFT) - 1) >> PAGE_SHIFT; ++vpn) {
         auto it = pages_.find(key(mm_id, vpn));
         // Only the frames this CPU's own zap unmapped: a concurrent madvise of a page another
         // CPU already zapped finds nothing to free (the zapper frees it after its own flush).
         if (it == pages_.end() || it->second.zapper != cpu) continue;
         Page& p = it->second;
+        const sim::Picos retire = zapped && *zapped < p.zapped ? *zapped : p.zapped;
+        if (p.retired_valid && retire <= p.retired) continue;  // an older zap's frame: known
         p.retired_valid = true;
-        p.retired = p.zapped;
+        p.retired = retire;
         p.released = now;
     }
 }

@@ -27,7 +27,11 @@ public:
     explicit StaleTranslation(uint32_t nr_cpus) : last_flush_(nr_cpus) {}
 
     void pte_cleared(hw::CpuId cpu, uint64_t mm_id, uint64_t vpn, sim::Picos now);
-    void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos now);
+    // `zapped`: when the zap whose frames are released cleared them (none: the CPU's latest zap
+    // of each page). A lazy protocol may release an older zap's frame after the same CPU zapped
+    // the page again: only translations filled up to the older zap are then stale.
+    void pages_released(hw::CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos now,
+                        std::optional<sim::Picos> zapped = std::nullopt);
     void flush_returned(hw::CpuId cpu, uint64_t start, uint64_t end, sim::Picos began, sim::Picos now);
     // When CPU `cpu`'s last flush_tlb_mm_range began, if it has returned one.
     [[nodiscard]] std::optional<sim::Picos> last_flush_began(hw::CpuId cpu) const {

@@ -47,9 +47,11 @@ public:
     virtual void user_tlb_hit(CpuId cpu, uint64_t mm_id, uint64_t va, sim::Picos filled) = 0;
     // The PTE of (mm_id, vpn) was cleared by `cpu` (zap).
     virtual void pte_cleared(CpuId cpu, uint64_t mm_id, uint64_t vpn) = 0;
-    // The frames the zaps of [start, end) unmapped are released for reuse (after the flush), and
-    // with `freed_tables` the page tables of the range too (munmap's free_pgtables).
-    virtual void pages_released(CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables) = 0;
+    // The frames `cpu`'s zap of [start, end) at time `zapped` unmapped are released for reuse
+    // (after the flush; with a lazy protocol later, possibly after a newer zap of the same
+    // pages), and with `freed_tables` the page tables of the range too (munmap's free_pgtables).
+    virtual void pages_released(CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, bool freed_tables,
+                                sim::Picos zapped) = 0;
     // flush_tlb_mm_range() by `cpu` of [start, end) began at `began` and returns now.
     virtual void flush_returned(CpuId cpu, uint64_t mm_id, uint64_t start, uint64_t end, sim::Picos began) = 0;
 

@@ -49,6 +49,7 @@ struct Metrics {
     double lru_lock_share = 0;
     double ipis_per_loop = 0;
     double rar_ipis_per_loop = 0;
+    double irqs_per_loop = 0;
     double coalesced_share = 0;
     double lru_lock_rounds_per_loop = 0;
     uint64_t stale_tlb_hits = 0;
@@ -119,6 +120,9 @@ public:
                        "the LRU lock")
                 .param("ipis_per_loop", &Metrics::ipis_per_loop, "cross-call IPIs sent per iteration")
                 .param("rar_ipis_per_loop", &Metrics::rar_ipis_per_loop, "RAR messages delivered per iteration")
+                .param("irqs_per_loop", &Metrics::irqs_per_loop,
+                       "interrupts the task CPUs took per iteration (any vector: cross calls, a protocol's own "
+                       "IPIs or ticks)")
                 .param("coalesced_share", &Metrics::coalesced_share,
                        "flush_tlb_func runs that returned at the generation checks")
                 .param("lru_lock_rounds_per_loop", &Metrics::lru_lock_rounds_per_loop,
@@ -158,6 +162,12 @@ public:
         const uint64_t rar0 = k.rar_messages();
         const kernel::mm::TlbFlushStats fl0 = mm.flush_stats();
         const uint64_t lock0 = mm.lru().stats().lock_rounds;
+        auto irqs = [&k, n] {
+            uint64_t sum = 0;
+            for (uint32_t i = 0; i < n; ++i) sum += k.platform().cpu(i).irqs_taken();
+            return sum;
+        };
+        const uint64_t irqs0 = irqs();
         k.reset_profiles();
         k.engine().run_until(p().warmup + p().measure);
 
@@ -169,6 +179,7 @@ public:
         m.ipis_per_loop = per((smp1.ipis_single - smp0.ipis_single) + (smp1.ipis_many - smp0.ipis_many), m.loops);
         // RAR messages delivered (to targets' microcode): the RAR protocols' "IPIs".
         m.rar_ipis_per_loop = per(k.rar_messages() - rar0, m.loops);
+        m.irqs_per_loop = per(irqs() - irqs0, m.loops);
         const kernel::mm::TlbFlushStats& fl1 = mm.flush_stats();
         m.coalesced_share = per(fl1.coalesced - fl0.coalesced, fl1.flush_tlb_func - fl0.flush_tlb_func);
         m.lru_lock_rounds_per_loop = per(mm.lru().stats().lock_rounds - lock0, m.loops);

@@ -4,8 +4,10 @@
 // touches a few shared pages (fills their translations) and flushes one of them, or, every
 // fourth round, the whole mm with its page tables freed (munmap). Then:
 //   - every CPU finishes its rounds (no flush hangs);
-//   - the moment flush_tlb_mm_range() returns, no CPU of mm_cpumask still holds, under the PCID
-//     it runs the mm with, a translation of a flushed page filled before the flush began;
+//   - when the memory the flush protects is released (Mm::tlb_release() right after the flush:
+//     at once for eager protocols, once every target applied it for lazy ones such as latr),
+//     no CPU of mm_cpumask still holds, under the PCID it runs the mm with, a translation of a
+//     flushed page filled before the flush began; every flush's release happens;
 //   - a second run gives the same fingerprint and the same counts;
 //   - every profile label the flush paths charged time to carries a category (a protocol's
 //     own labels count as TLB invalidation time only when tagged);
@@ -44,6 +46,7 @@ constexpr uint64_t kBase = 0x7f0000000000ULL;
 struct Outcome {
     int finished = 0;
     uint64_t flushes = 0;
+    uint64_t released = 0;    // releases after the flushes (tlb_release), lazy ones included
     uint64_t violations = 0;  // (flush, CPU, page) with a translation left behind
     std::string first_violation;
     uint64_t broadcasts = 0;  // flushes of an mm with a global ASID (path (a) unless a trim round)
@@ -124,7 +127,19 @@ Outcome run(const std::string& protocol, const std::string& machine) {
                 co_await w.mm->flush_tlb_mm_range(cpu, mm, munmap ? 0 : start, munmap ? TLB_FLUSH_ALL : end, PAGE_SHIFT,
                                                   munmap);
                 ++out.flushes;
-                check_flushed(w, mm, start, end, began, cpu, out);
+                // tlb_finish_mmu's release: at once for eager protocols, after every target
+                // applied the flush for lazy ones; the check runs when the memory is released.
+                kernel::mm::TlbRelease release;
+                release.mm = &mm;
+                release.start = start;
+                release.end = end;
+                release.freed_tables = munmap;
+                release.zapper = c;
+                release.released = [&w, &mm, &out, start, end, began](Cpu& on) {
+                    ++out.released;
+                    check_flushed(w, mm, start, end, began, on, out);
+                };
+                co_await w.mm->tlb_release(cpu, std::move(release));
             }
             ++out.finished;
             out.end = std::max(out.end, cpu.now());
@@ -165,6 +180,7 @@ TEST(TlbFlushConformance, every_registered_protocol_leaves_no_flushed_translatio
             const uint32_t n = hw::load_machine_by_name(machines, machine).topology.nr_cpus();
             EXPECT_EQ(a.finished, static_cast<int>(n));
             EXPECT_EQ(a.flushes, static_cast<uint64_t>(n) * kRounds);
+            EXPECT_EQ(a.released, a.flushes);
             EXPECT_EQ(a.violations, 0u) << a.first_violation;
             EXPECT_EQ(a.untagged, std::set<std::string>{});
             const Outcome b = run(entry->name, machine);

@@ -41,13 +41,21 @@ sim::Task<> Mm::do_madvise_dontneed(hw::Cpu& cpu, MmStruct& mm, uint64_t start, 
         if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
         co_await cpu.compute_cycles(cyc(costs::zap_page_range));
         std::vector<Folio*> gathered;
+        const sim::Picos zapped = cpu.now();  // zap_pte_range clears the PTEs at once
         const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, start + len, gathered);
         co_await cpu.compute_cycles(cyc(costs::tlb_finish_mmu));
         if (cleared != 0) {
             co_await flush_tlb_mm_range(cpu, mm, start, start + len, PAGE_SHIFT, false);
         }
-        IPISIM_CHECK_HOOK(pages_released(cpu.id(), mm.id, start, start + len, false));
-        co_await lru_->folios_put(cpu, gathered);  // tlb_batch_pages_flush
+        TlbRelease release;  // tlb_batch_pages_flush
+        release.mm = &mm;
+        release.start = start;
+        release.end = start + len;
+        release.zapper = cpu.id();
+        release.cleared = cleared;
+        release.zapped = zapped;
+        release.folios = std::move(gathered);
+        co_await tlb_release(cpu, std::move(release));
     }
     co_await mm.mmap_lock->up_read(cpu);
 }

@@ -229,6 +229,7 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
         co_await mem_.store(me, *st.loaded_mm, next.id);
         co_await mem_.store(me, *st.loaded_mm_asid, new_asid);
     }
+    if (protocol_->hooks_context_switch()) co_await protocol_->switch_mm_done(cpu);
     if (irqs_were_on) co_await cpu.local_irq_enable();
 }
 

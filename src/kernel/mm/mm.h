@@ -120,7 +120,13 @@ public:
 
     // --- arch/x86/mm/tlb.c: flushing (tlb.cpp) ---
     sim::Task<> flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end, unsigned stride_shift,
-                                   bool freed_tables);
+                                   bool freed_tables, TlbFlushReason reason = TlbFlushReason::unmap);
+    // tlb_finish_mmu()'s release after the flush (tlb_batch_pages_flush, free_pgtables' frees):
+    // now, or, when the protocol completes the flush lazily (its defer_release()), once every
+    // CPU it reached has applied it.
+    sim::Task<> tlb_release(hw::Cpu& cpu, TlbRelease r);
+    // The release itself, on `cpu` (the checker's pages_released hook names r.zapper).
+    sim::Task<> release_now(hw::Cpu& cpu, TlbRelease& r);
     sim::Task<> flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& info);
     // The IPI flush of path (b), the protocols' default flush_tlb_multi: flush_tlb_func on
     // every CPU of `cpumask` should_flush_tlb() selects, or on all of them when the protocol's

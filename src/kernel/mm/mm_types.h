@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -20,6 +21,11 @@
 #include "hw/coherence/sim_var.h"
 #include "hw/topology.h"
 #include "kernel/mm/locks.h"
+#include "sim/time.h"
+
+namespace ipisim::hw {
+class Cpu;
+}
 
 namespace ipisim::kernel::mm {
 
@@ -64,7 +70,10 @@ struct MmStruct {
     uint32_t home_node = 0;
 
     // Address space (changed under mmap_lock / the PTE lock by the thread that owns it).
-    std::map<uint64_t, Vma> vmas;     // by start
+    std::map<uint64_t, Vma> vmas;  // by start
+    // Unmapped ranges whose release a lazy flush protocol still defers (start -> end): not
+    // reusable by get_unmapped_area() until every CPU applied the flush.
+    std::map<uint64_t, uint64_t> lazy_unmapped;
     std::map<uint64_t, Folio*> ptes;  // present PTEs by virtual page number
     std::set<uint64_t> pte_tables;    // PMD indexes (va >> 21) with a PTE page
     uint64_t mmap_base = 0x7f0000000000ULL;
@@ -86,6 +95,11 @@ struct CpuTlbState {
     hw::SimVar* is_lazy = nullptr;  // cpu_tlbstate_shared.is_lazy, own line
 };
 
+// Why a range is flushed. Linux's flush_tlb_info does not carry it; a lazy protocol (LATR) needs
+// it: only unmaps (the memory is freed after the flush) may complete lazily, a permission
+// downgrade (mprotect) must be visible on every CPU when the call returns.
+enum class TlbFlushReason : uint8_t { unmap, protection };
+
 struct FlushTlbInfo {
     MmStruct* mm = nullptr;  // nullptr: kernel flush
     uint64_t start = 0;
@@ -95,7 +109,27 @@ struct FlushTlbInfo {
     unsigned stride_shift = PAGE_SHIFT;
     bool freed_tables = false;
     bool trim_cpumask = false;
+    TlbFlushReason reason = TlbFlushReason::unmap;
     hw::SimVar* line = nullptr;  // the per-CPU structure's cache line (one word stands for it)
+};
+
+// What tlb_finish_mmu() releases once the flush of [start, end) is complete: the gathered
+// folios (tlb_batch_pages_flush), the page tables of the range when `freed_tables`, and, for
+// munmap (`unmapped_va`), the virtual range, which a lazy protocol keeps out of
+// get_unmapped_area() until then. `zapper` is the CPU whose zap cleared the PTEs; a release
+// of a zap that cleared none and freed no tables releases no frame (the checker is told
+// nothing: a frame that CPU's earlier zap unmapped may still wait for a lazy flush).
+struct TlbRelease {
+    MmStruct* mm = nullptr;
+    uint64_t start = 0;
+    uint64_t end = 0;
+    bool freed_tables = false;
+    bool unmapped_va = false;
+    hw::CpuId zapper = 0;
+    uint64_t cleared = 0;  // PTEs the zap cleared (0: it unmapped no frame of the range)
+    sim::Picos zapped;     // when the zap cleared them
+    std::vector<Folio*> folios;
+    std::function<void(hw::Cpu&)> released;  // optional: called on the releasing CPU (tests)
 };
 
 }  // namespace ipisim::kernel::mm

@@ -18,9 +18,19 @@ sim::Cycles cyc(uint64_t n) {
 
 uint64_t get_unmapped_area(const MmStruct& mm, uint64_t len) {
     uint64_t top = mm.mmap_base;
-    for (auto it = mm.vmas.rbegin(); it != mm.vmas.rend(); ++it) {
-        if (it->second.end <= top && top - it->second.end >= len) break;
-        top = std::min(top, it->second.start);
+    if (mm.lazy_unmapped.empty()) {
+        for (auto it = mm.vmas.rbegin(); it != mm.vmas.rend(); ++it) {
+            if (it->second.end <= top && top - it->second.end >= len) break;
+            top = std::min(top, it->second.start);
+        }
+        return top - len;
+    }
+    // With ranges a lazy flush still holds: they count as mapped.
+    std::map<uint64_t, uint64_t> used(mm.lazy_unmapped);
+    for (const auto& [start, vma] : mm.vmas) used[start] = vma.end;
+    for (auto it = used.rbegin(); it != used.rend(); ++it) {
+        if (it->second <= top && top - it->second >= len) break;
+        top = std::min(top, it->first);
     }
     return top - len;
 }
@@ -78,6 +88,7 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     // unmap_region(): lru_add_drain (variant), unmap_vmas, free_pgtables, tlb_finish_mmu.
     if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
     std::vector<Folio*> gathered;
+    const sim::Picos zapped = cpu.now();  // zap_pte_range clears the PTEs at once
     const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, end, gathered);
     bool freed_tables = false;
     for (uint64_t pmd = start >> PMD_SHIFT; pmd <= (end - 1) >> PMD_SHIFT; ++pmd) {
@@ -90,8 +101,21 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     if (cleared != 0 || freed_tables) {
         co_await flush_tlb_mm_range(cpu, mm, start, end, PAGE_SHIFT, freed_tables);
     }
-    IPISIM_CHECK_HOOK(pages_released(cpu.id(), mm.id, start, end, freed_tables));
-    co_await lru_->folios_put(cpu, gathered);
+    TlbRelease release;
+    release.mm = &mm;
+    release.start = start;
+    release.end = end;
+    release.freed_tables = freed_tables;
+    release.zapper = cpu.id();
+    release.cleared = cleared;
+    release.zapped = zapped;
+    release.folios = std::move(gathered);
+    if (protocol_->defers_release()) {
+        // The range stays out of get_unmapped_area() until the release.
+        release.unmapped_va = true;
+        mm.lazy_unmapped[start] = end;
+    }
+    co_await tlb_release(cpu, std::move(release));
     co_await mm.mmap_lock->up_read(cpu);
 }
 

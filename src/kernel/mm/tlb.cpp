@@ -44,7 +44,7 @@ sim::Task<bool> Mm::should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm) {
 }
 
 sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end, unsigned stride_shift,
-                                   bool freed_tables) {
+                                   bool freed_tables, TlbFlushReason reason) {
     static const uint32_t label = hw::profile_label("flush_tlb_mm_range", kFlush);
     auto scope = cpu.function(label, hw::Activity::kernel);
     const hw::CpuId me = cpu.id();
@@ -69,6 +69,7 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
     info.stride_shift = stride_shift;
     info.freed_tables = freed_tables;
     info.trim_cpumask = false;
+    info.reason = reason;
     co_await mem_.store(me, *info.line, new_tlb_gen);
 
     bool broadcast = protocol_->uses_broadcast(mm);
@@ -103,6 +104,23 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
     // put_flush_tlb_info(), put_cpu(); mmu_notifier_arch_invalidate_secondary_tlbs: no IOMMU.
     IPISIM_CHECK_HOOK(flush_returned(me, mm.id, start, end, began));
     hw::record_latency("flush_tlb_mm_range", cpu.now() - began);
+}
+
+sim::Task<> Mm::tlb_release(hw::Cpu& cpu, TlbRelease r) {
+    if (protocol_->defers_release()) {
+        const bool deferred = co_await protocol_->defer_release(cpu, r);
+        if (deferred) co_return;
+    }
+    co_await release_now(cpu, r);
+}
+
+sim::Task<> Mm::release_now(hw::Cpu& cpu, TlbRelease& r) {
+    if (r.cleared != 0 || r.freed_tables) {
+        IPISIM_CHECK_HOOK(pages_released(r.zapper, r.mm->id, r.start, r.end, r.freed_tables, r.zapped));
+    }
+    if (r.unmapped_va) r.mm->lazy_unmapped.erase(r.start);
+    co_await lru_->folios_put(cpu, r.folios);
+    if (r.released) r.released(cpu);
 }
 
 sim::Task<> Mm::native_flush_tlb_multi(hw::Cpu& cpu, const hw::CpuMask& cpumask, const FlushTlbInfo& info) {

@@ -30,6 +30,14 @@ sim::Task<> TlbFlushProtocol::broadcast_tlb_flush(hw::Cpu& /*self*/, const mm::F
     co_return;
 }
 
+sim::Task<bool> TlbFlushProtocol::defer_release(hw::Cpu& /*self*/, mm::TlbRelease& /*r*/) {
+    co_return false;
+}
+
+sim::Task<> TlbFlushProtocol::switch_mm_done(hw::Cpu& /*cpu*/) {
+    co_return;
+}
+
 sim::Task<> TlbFlushProtocol::consider_global_asid(hw::Cpu& /*self*/, mm::MmStruct& /*mm*/) {
     co_return;
 }

@@ -70,6 +70,18 @@ public:
     // so the loads it makes are charged there. Default: info.freed_tables.
     virtual sim::Task<bool> ipi_flush_must_reach_all(hw::Cpu& self, const mm::FlushTlbInfo& info);
 
+    // Lazy completion (LATR): a protocol whose flush_tlb_multi() may return before every target
+    // applied the flush says so here, and then owns the release of what the flush protects:
+    // defer_release(self, r) (awaited by Mm::tlb_release() right after the flush on `self`)
+    // returns true when it took `r`, to call mm().release_now() once every target applied the
+    // flush, and false when the flush was complete on return (r is then released at once).
+    // switch_mm_done(cpu) runs at the end of every switch_mm_irqs_off() (IRQs off), for
+    // protocols that apply pending work at a context switch. Defaults: eager, nothing.
+    [[nodiscard]] virtual bool defers_release() const { return false; }
+    virtual sim::Task<bool> defer_release(hw::Cpu& self, mm::TlbRelease& r);
+    [[nodiscard]] virtual bool hooks_context_switch() const { return false; }
+    virtual sim::Task<> switch_mm_done(hw::Cpu& cpu);
+
     // Path (a): mm_global_asid(mm) != 0. Protocols without global ASIDs never take it.
     [[nodiscard]] virtual bool uses_broadcast(const mm::MmStruct& /*mm*/) const { return false; }
     virtual sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info);
