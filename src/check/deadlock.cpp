@@ -40,10 +40,15 @@ std::string Deadlock::rwsem_owners(const hw::SimVar* count) const {
     return "held for read by " + readers;
 }
 
+const hw::SimVar* Deadlock::lock_word(const hw::SimVar* var) const {
+    if (auto q = queued_on_.find(var); q != queued_on_.end()) return q->second;
+    return var;
+}
+
 hw::CpuId Deadlock::waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus) const {
     const Waits::Wait* w = waits.current_wait(cpu);
     if (w == nullptr) return nr_cpus;
-    if (auto it = holder_.find(w->var); it != holder_.end()) return it->second;
+    if (auto it = holder_.find(lock_word(w->var)); it != holder_.end()) return it->second;
     if (auto it = rwsem_.find(w->var); it != rwsem_.end()) {
         const RwOwners& o = it->second;
         if (o.writer) return o.writer_cpu;
@@ -65,7 +70,7 @@ hw::CpuId Deadlock::blocked_by(const Waits& waits, hw::CpuId cpu, uint32_t nr_cp
     const hw::CpuId target = waits_for(waits, cpu, nr_cpus);
     if (target >= nr_cpus) return nr_cpus;
     const hw::SimVar* var = waits.current_wait(cpu)->var;
-    if (holder_.count(var) != 0 || rwsem_.count(var) != 0) return target;
+    if (holder_.count(lock_word(var)) != 0 || rwsem_.count(var) != 0) return target;
     return irqs_off(target) ? target : nr_cpus;  // a CSD: its target could take the IPI
 }
 
@@ -92,7 +97,9 @@ std::string Deadlock::describe(const Waits& waits, hw::CpuId c, uint32_t nr_cpus
     std::string whom;
     if (target < nr_cpus) {
         const Waits::Wait* w = waits.current_wait(c);
-        if (holder_.count(w->var) != 0) {
+        if (const hw::SimVar* word = lock_word(w->var); word != w->var && holder_.count(word) != 0) {
+            whom = fmt::format(", queued for {}, held by cpu{}", word->line().name(), target);
+        } else if (holder_.count(w->var) != 0) {
             whom = fmt::format(", held by cpu{}", target);
         } else if (const std::string owners = rwsem_owners(w->var); !owners.empty()) {
             whom = ", " + owners;

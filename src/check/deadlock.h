@@ -4,7 +4,8 @@
 // rw_semaphore count words such as mmap_lock: rwsem_acquired / rwsem_released, its writer or its
 // readers) and which CPU will unlock each queued CSD (csd_locked: the target whose IPI handler
 // runs it). When the run ends with work unfinished and no event left (nothing can ever wake a
-// waiter), each waiting CPU's innermost wait gives one wait-for edge: a lock word -> its holder,
+// waiter), each waiting CPU's innermost wait gives one wait-for edge: a lock word, or a CPU's MCS
+// queue node of that lock (lock_queued: it waits for the handoff, in the end for the holder) -> its holder,
 // an rwsem -> its writer, or else one of its readers (one that is itself waiting, if any: that
 // is the one a cycle goes through), a CSD -> its target. A CSD edge blocks only while its target has IRQs off: a target
 // with IRQs on would run the handler at once if the IPI had been sent, so waiting on it with no event left is a lost
@@ -28,6 +29,7 @@ class Deadlock {
 public:
     void lock_acquired(hw::CpuId cpu, const hw::SimVar& word) { holder_[&word] = cpu; }
     void lock_released(const hw::SimVar& word) { holder_.erase(&word); }
+    void lock_queued(const hw::SimVar& node, const hw::SimVar& word) { queued_on_[&node] = &word; }
     void csd_locked(const hw::SimVar& flags, hw::CpuId target) { csd_target_[&flags] = target; }
     void rwsem_acquired(hw::CpuId cpu, const hw::SimVar& count, bool write);
     void rwsem_released(hw::CpuId cpu, const hw::SimVar& count, bool write);
@@ -55,12 +57,15 @@ private:
         hw::CpuId writer_cpu = 0;
         std::vector<hw::CpuId> readers;
     };
+    // The lock word an MCS queue node belongs to; any other variable itself.
+    [[nodiscard]] const hw::SimVar* lock_word(const hw::SimVar* var) const;
     // "held for write by cpu0" / "held for read by cpu1, cpu2" (empty: not an rwsem).
     [[nodiscard]] std::string rwsem_owners(const hw::SimVar* count) const;
 
     std::unordered_map<const hw::SimVar*, hw::CpuId> holder_;
     std::unordered_map<const hw::SimVar*, RwOwners> rwsem_;
     std::unordered_map<const hw::SimVar*, hw::CpuId> csd_target_;
+    std::unordered_map<const hw::SimVar*, const hw::SimVar*> queued_on_;  // MCS node -> its lock word
 };
 
 }  // namespace ipisim::check

@@ -111,6 +111,10 @@ void Monitors::lock_acquired(hw::CpuId cpu, const hw::SimVar& word) {
     deadlock_.lock_acquired(cpu, word);
 }
 
+void Monitors::lock_queued(hw::CpuId /*cpu*/, const hw::SimVar& node, const hw::SimVar& word) {
+    deadlock_.lock_queued(node, word);
+}
+
 void Monitors::lock_released(hw::CpuId cpu, const hw::SimVar& word) {
     log(cpu, LogKind::lock_released, 0, 0, &word);
     deadlock_.lock_released(word);

@@ -86,6 +86,7 @@ public:
     void frame_pop(hw::CpuId cpu) override { waits_.frame_pop(cpu); }
     void lock_acquired(hw::CpuId cpu, const hw::SimVar& word) override;
     void lock_released(hw::CpuId cpu, const hw::SimVar& word) override;
+    void lock_queued(hw::CpuId cpu, const hw::SimVar& node, const hw::SimVar& word) override;
     void rwsem_acquired(hw::CpuId cpu, const hw::SimVar& count, bool write) override;
     void rwsem_released(hw::CpuId cpu, const hw::SimVar& count, bool write) override;
     void csd_locked(hw::CpuId cpu, const hw::SimVar& flags, hw::CpuId target) override;

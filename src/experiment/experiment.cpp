@@ -196,9 +196,14 @@ private:
             const std::string key = override_key(o);
             for (const SweepKey& s : e_.sweep) {
                 if (key == (s.kernel ? "kernel." : "params.") + s.key) {
-                    throw config::ConfigError(std::string(config::kOverrideSource), 0, key,
-                                              fmt::format("is swept ({} at {}:{}); override {} instead", s.path,
-                                                          e_.file, order_of(*s.values), s.path));
+                    // A sweep that --set itself gave has no line in the file.
+                    const int line = order_of(*s.values);
+                    const std::string where = line == std::numeric_limits<int>::max()
+                                                  ? std::string("set by --set")
+                                                  : fmt::format("at {}:{}", e_.file, line);
+                    throw config::ConfigError(
+                        std::string(config::kOverrideSource), 0, key,
+                        fmt::format("is swept ({} {}); override {} instead", s.path, where, s.path));
                 }
             }
         }

@@ -34,6 +34,9 @@ public:
     // A lock whose word is `word` is now held by `cpu` / released by it.
     virtual void lock_acquired(CpuId cpu, const SimVar& word) = 0;
     virtual void lock_released(CpuId cpu, const SimVar& word) = 0;
+    // `cpu` joined the MCS queue of the lock whose word is `word` and waits on its own queue
+    // node `node` for the handoff: it waits, in the end, for the lock's holder.
+    virtual void lock_queued(CpuId /*cpu*/, const SimVar& /*node*/, const SimVar& /*word*/) {}
     // A reader-writer semaphore whose count word is `count` is now held by `cpu` for write or
     // read / released by it (downgrade_write: released for write, then acquired for read).
     virtual void rwsem_acquired(CpuId /*cpu*/, const SimVar& /*count*/, bool /*write*/) {}

@@ -307,7 +307,7 @@ toml::table HostValues::fabric() const {
         "router_service",
         intel_ ? assumed_ns(120, 0, 200,
                             "occupancy per message of the socket's interrupt router (Intel's Ubox, "
-                            "docs/mechanisms.md 3.5), not measured: the order of the 126 ns fitted on "
+                            "docs/mechanisms.md 3.5), not measured: the order of the 130 ns fitted on "
                             "Sapphire Rapids")
                : assumed_ns(0, 0, 200,
                             "no per-socket interrupt router like Intel's Ubox is documented for this vendor "

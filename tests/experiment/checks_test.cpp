@@ -122,6 +122,14 @@ TEST(Checks, a_set_on_a_swept_key_is_an_error) {
         << k.error;
 }
 
+TEST(Checks, a_set_on_a_key_a_set_sweep_sweeps_names_the_set_not_a_line) {
+    const Outcome o = run_text("set_swept_by_set", tlb_flush2("toy2"), {"sweep.threads=[1, 2]", "params.threads=2"});
+    EXPECT_NE(o.error.find("--set: params.threads: is swept (sweep.threads set by --set); override sweep.threads "
+                           "instead"),
+              std::string::npos)
+        << o.error;
+}
+
 TEST(Checks, a_missing_machine_names_the_experiment_file_and_line) {
     const Outcome o = run_text("missing", tlb_flush2("nope"));
     EXPECT_EQ(o.error.rfind("FILE:4: experiment.machine: no machine \"nope\" (", 0), 0U) << o.error;

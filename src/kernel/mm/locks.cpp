@@ -34,6 +34,7 @@ sim::Task<> SpinLock::lock(hw::Cpu& cpu) {
     co_await mem_.fetch_or(me, *val_, 2);
     if (!head) {
         // Wait for the predecessor's handoff on our own node.
+        IPISIM_CHECK_HOOK(lock_queued(me, *node_[me], *val_));
         IPISIM_CHECK_HOOK(wait_begin(me, *node_[me]));
         co_await mem_.wait_until(me, *node_[me], [](uint64_t v) { return v != 0; });
         IPISIM_CHECK_HOOK(wait_end(me));
