@@ -68,17 +68,17 @@ RwSem::RwSem(hw::Memory& mem, const std::string& name, uint32_t home_node)
 
 sim::Task<> RwSem::down_read(hw::Cpu& cpu) {
     const hw::CpuId me = cpu.id();
-    constexpr uint64_t read_failed = WRITER_LOCKED | FLAG_WAITERS;
+    constexpr uint64_t kReadFailed = WRITER_LOCKED | FLAG_WAITERS;
     for (;;) {
         const uint64_t old = co_await mem_.fetch_add(me, *count_, READER_BIAS);
-        if ((old & read_failed) == 0) {
+        if ((old & kReadFailed) == 0) {
             IPISIM_CHECK_HOOK(rwsem_acquired(me, *count_, /*write=*/false));
             co_return;
         }
         // rwsem_down_read_slowpath(): back out and wait behind the writer.
         co_await mem_.fetch_add(me, *count_, ~READER_BIAS + 1);
         auto scope = cpu.function(label_);
-        co_await hw::spin_until(cpu, mem_, *count_, [](uint64_t v) { return (v & read_failed) == 0; });
+        co_await hw::spin_until(cpu, mem_, *count_, [](uint64_t v) { return (v & kReadFailed) == 0; });
     }
 }
 
