@@ -40,6 +40,7 @@ struct LineStats {
 struct LineCold {
     LineStats stats;  // hits are counted in the line
     std::string name;
+    sim::Picos pipelined_reads_end;  // completion of the latest pipelined read (coherence_protocol.h)
 };
 
 // One simulated line in 128 bytes: the state every access reads (busy_until, hits, owner,
@@ -100,6 +101,7 @@ private:
     void set_busy_until(sim::Picos t) { busy_until_ = t; }
     void count_hit() { ++hits_; }
     LineStats& miss_stats() { return cold_->stats; }
+    sim::Picos& pipelined_reads_end() { return cold_->pipelined_reads_end; }
 
     // Hot: the first 64 bytes.
     sim::Picos busy_until_;

@@ -28,7 +28,8 @@ sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost) {
     cost = perturbed_line_transfer(cost);
     const sim::Picos now = eng_.now();
     const sim::Picos start = std::max(now, line.busy_until());
-    const sim::Picos end = start + cost;
+    // Not before the pipelined reads reserved ahead of it complete (see the header).
+    const sim::Picos end = std::max(start + cost, line.pipelined_reads_end());
     line.set_busy_until(end + spec_.line_occupancy);
     LineStats& s = line.miss_stats();
     ++s.transactions;
@@ -42,6 +43,7 @@ sim::Picos CoherenceProtocol::pipelined(CacheLine& line, sim::Picos cost) {
     const sim::Picos now = eng_.now();
     const sim::Picos start = std::max(now, line.busy_until());
     line.set_busy_until(start + spec_.line_occupancy);
+    line.pipelined_reads_end() = std::max(line.pipelined_reads_end(), start + cost);
     LineStats& s = line.miss_stats();
     ++s.transactions;
     s.queueing += start - now;

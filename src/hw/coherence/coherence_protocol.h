@@ -27,6 +27,10 @@
 //     re-read a line after a write thus wait for the first reader's snoop and then one
 //     occupancy each, not one whole transfer each (before this rule, the 49 waiters polling a
 //     RAR action line at 50 threads held each SUCCESS store of its microcode for ~3 us).
+//     A transaction reserved after such reads completes no earlier than they do: a write's
+//     invalidation reaches those readers after their data, so a spinner that loaded the old
+//     value is asleep on the line before the write completes and wakes it (without this a
+//     write could overtake a slower read and notify before the reader slept: a lost wake-up).
 //   * Linearization: the line state and the variable's value change when the transaction is
 //     reserved (the reservation order is the line's total order); the requester resumes, and a
 //     write wakes the line's spinners, when it completes. Hits do not look at busy_until: a

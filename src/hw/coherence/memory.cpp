@@ -7,7 +7,7 @@ Memory::Memory(sim::Engine& eng, const Topology& topo, const CoherenceSpec& spec
 
 CacheLine& Memory::new_line(std::string name, uint32_t home_node) {
     const auto id = static_cast<uint32_t>(lines_.size());
-    LineCold& cold = cold_.emplace_back(LineCold{{}, std::move(name)});
+    LineCold& cold = cold_.emplace_back(LineCold{{}, std::move(name), {}});
     return lines_.emplace_back(id, home_node, holder_pool_, cold);
 }
 
