@@ -116,7 +116,6 @@ public:
 
 private:
     sim::Engine& eng_;
-    const Topology& topo_;
     CoherenceProtocol protocol_;
     HolderPool holder_pool_;
     std::deque<CacheLine> lines_;  // stable addresses, contiguous chunks
