@@ -134,7 +134,7 @@ sim::Proc Kernel::cpu_main(hw::CpuId c) {
         co_await cpu.idle();
         if (hooks_ != nullptr) hooks_->cpuidle_reflect(cpu);
         if (poll) co_await smp_->set_polling(cpu, false);
-        co_await cpu.compute_cycles(sim::Cycles(costs::do_idle_exit));
+        co_await cpu.compute_cycles(costs::do_idle_exit);
         co_await smp_->flush_smp_call_function_queue(cpu);
     }
 }

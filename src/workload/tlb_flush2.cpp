@@ -200,7 +200,7 @@ private:
                 co_await mm.user_access(cpu, m, va, /*write=*/true);  // *c = 1
                 co_await mm.do_madvise_dontneed(cpu, m, va, PAGE_SIZE);
                 co_await mm.user_access(cpu, m, va, /*write=*/false);  // assert(*c == 0)
-                co_await cpu.compute_cycles(sim::Cycles(kernel::mm::costs::user_iteration));
+                co_await cpu.compute_cycles(kernel::mm::costs::user_iteration);
                 ++iterations;
             }
             co_await mm.vm_munmap(cpu, m, addr, kRegion);

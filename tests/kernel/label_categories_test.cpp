@@ -43,7 +43,7 @@ TEST(LabelCategories, every_label_a_cross_call_charges_is_tagged_on_every_kind_o
         w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
             auto scope = cpu.function(caller, hw::Activity::kernel);
             kernel::SmpCallFunc func = [](Cpu& c) -> sim::Task<> {
-                co_await c.compute_cycles(sim::Cycles(kernel::costs::empty_function));
+                co_await c.compute_cycles(kernel::costs::empty_function);
             };
             const int err = co_await w.k->smp().smp_call_function_single(cpu, 1, func, true);
             EXPECT_EQ(err, 0);

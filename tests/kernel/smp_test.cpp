@@ -27,7 +27,7 @@ struct World : test::KernelWorld {
 kernel::SmpCallFunc empty_func(int* calls = nullptr) {
     return [calls](Cpu& c) -> sim::Task<> {
         if (calls != nullptr) ++*calls;
-        co_await c.compute_cycles(sim::Cycles(kernel::costs::empty_function));
+        co_await c.compute_cycles(kernel::costs::empty_function);
     };
 }
 

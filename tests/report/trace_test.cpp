@@ -34,9 +34,7 @@ std::vector<Picos> two_calls_on_toy2(hw::Observer& observer) {
     w.k->run_on(0, [&](hw::Cpu& cpu) -> sim::Task<> {
         for (int i = 0; i < 2; ++i) {
             starts.push_back(w.eng.now());
-            auto empty = [](hw::Cpu& c) -> sim::Task<> {
-                co_await c.compute_cycles(sim::Cycles(kernel::costs::empty_function));
-            };
+            auto empty = [](hw::Cpu& c) -> sim::Task<> { co_await c.compute_cycles(kernel::costs::empty_function); };
             co_await w.k->smp().smp_call_function_single(cpu, 1, empty, true);
             co_await cpu.compute(10_us);
         }

@@ -44,7 +44,7 @@ sim::Task<> msleep(hw::Cpu& self, Smp& smp, uint64_t ms, uint32_t hz) {
         if (poll) co_await smp.set_polling(self, true);
         co_await self.idle();
         if (poll) co_await smp.set_polling(self, false);
-        co_await self.compute_cycles(sim::Cycles(costs::do_idle_exit));
+        co_await self.compute_cycles(costs::do_idle_exit);
         co_await smp.flush_smp_call_function_queue(self);
     }
     // The woken task is switched back in.

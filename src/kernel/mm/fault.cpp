@@ -12,12 +12,6 @@
 
 namespace ipisim::kernel::mm {
 
-namespace {
-sim::Cycles cyc(uint64_t n) {
-    return sim::Cycles(n);
-}
-}  // namespace
-
 sim::Task<> Mm::user_access(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write) {
     const hw::CpuId me = cpu.id();
     hw::Tlb& tlb = *tlbs_[me];
@@ -46,17 +40,17 @@ sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool wr
     auto scope = cpu.function(label, hw::Activity::kernel);
     const hw::CpuId me = cpu.id();
     ++stats_.faults;
-    co_await cpu.compute_cycles(cyc(costs::exc_page_fault + costs::lock_vma_under_rcu));
+    co_await cpu.compute_cycles(costs::exc_page_fault + costs::lock_vma_under_rcu);
     const Vma* vma = mm.find_vma(va);
     if (vma == nullptr) throw std::logic_error(fmt::format("cpu{}: fault at unmapped {:#x}", me, va));
     // vma_start_read(): the VMA's lock, checked against mm->mm_lock_seq.
     co_await mem_.load(me, *mm.mm_lock_seq);
     RwSem& vm_lock = *vma->vm_lock;
     co_await vm_lock.down_read(cpu);
-    co_await cpu.compute_cycles(cyc(costs::handle_mm_fault));
+    co_await cpu.compute_cycles(costs::handle_mm_fault);
     const uint64_t pmd = va >> PMD_SHIFT;
     if (mm.pte_tables.count(pmd) == 0) {
-        co_await cpu.compute_cycles(cyc(costs::pte_alloc));
+        co_await cpu.compute_cycles(costs::pte_alloc);
         mm.pte_tables.insert(pmd);
     }
     const uint64_t vpn = va >> PAGE_SHIFT;
@@ -67,13 +61,13 @@ sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool wr
     if (it == mm.ptes.end()) {
         auto anon = cpu.function(label_anon);
         if (write) {
-            co_await cpu.compute_cycles(cyc(costs::alloc_page_pcp + costs::mem_cgroup_charge + costs::clear_page +
-                                            costs::do_anonymous_page_map));
+            co_await cpu.compute_cycles(costs::alloc_page_pcp + costs::mem_cgroup_charge + costs::clear_page +
+                                        costs::do_anonymous_page_map);
             Folio* folio = alloc_folio();
             mm.ptes[vpn] = folio;
             co_await lru_->folio_add_lru(cpu, folio);
         } else {
-            co_await cpu.compute_cycles(cyc(costs::do_anonymous_page_zero));
+            co_await cpu.compute_cycles(costs::do_anonymous_page_zero);
             mm.ptes[vpn] = &zero_folio_;
         }
     }

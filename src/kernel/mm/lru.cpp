@@ -7,12 +7,6 @@
 
 namespace ipisim::kernel::mm {
 
-namespace {
-sim::Cycles cyc(uint64_t n) {
-    return sim::Cycles(n);
-}
-}  // namespace
-
 Lru::Lru(Mm& mm) : mm_(mm), batch_(mm.nr_cpus()) {
     const hw::Topology& topo = mm.platform().topology();
     for (uint32_t node = 0; node < topo.nr_nodes(); ++node) {
@@ -35,7 +29,7 @@ sim::Task<> Lru::unlock_irq(hw::Cpu& cpu, SpinLock& lock) {
 }
 
 sim::Task<> Lru::folio_add_lru(hw::Cpu& cpu, Folio* folio) {
-    co_await cpu.compute_cycles(cyc(costs::folio_add_lru));
+    co_await cpu.compute_cycles(costs::folio_add_lru);
     ++folio->refcount;  // folio_get(): the batch's reference
     std::vector<Folio*>& b = batch_[cpu.id()];
     b.push_back(folio);
@@ -46,7 +40,7 @@ sim::Task<> Lru::folio_add_lru(hw::Cpu& cpu, Folio* folio) {
 sim::Task<> Lru::lru_add_drain(hw::Cpu& cpu) {
     static const uint32_t label = hw::profile_label("lru_add_drain");
     auto scope = cpu.function(label);
-    co_await cpu.compute_cycles(cyc(costs::lru_add_drain));
+    co_await cpu.compute_cycles(costs::lru_add_drain);
     if (!batch_[cpu.id()].empty()) co_await folio_batch_move_lru(cpu);
 }
 
@@ -62,7 +56,7 @@ sim::Task<> Lru::folio_batch_move_lru(hw::Cpu& cpu) {
     {
         auto held = cpu.function(lock.label());
         for (Folio* f : moving) {
-            co_await cpu.compute_cycles(cyc(costs::lruvec_add_folio));
+            co_await cpu.compute_cycles(costs::lruvec_add_folio);
             f->lru = true;
         }
     }
@@ -74,7 +68,7 @@ sim::Task<> Lru::folio_batch_move_lru(hw::Cpu& cpu) {
 sim::Task<> Lru::folios_put(hw::Cpu& cpu, const std::vector<Folio*>& folios) {
     std::vector<Folio*> to_free;
     for (Folio* f : folios) {
-        co_await cpu.compute_cycles(cyc(costs::folio_put));
+        co_await cpu.compute_cycles(costs::folio_put);
         if (f->zero) continue;
         if (--f->refcount == 0) to_free.push_back(f);
     }
@@ -90,14 +84,14 @@ sim::Task<> Lru::folios_put(hw::Cpu& cpu, const std::vector<Folio*>& folios) {
             auto held = cpu.function(lock.label());
             for (Folio* f : to_free) {
                 if (!f->lru) continue;
-                co_await cpu.compute_cycles(cyc(costs::lruvec_del_folio));
+                co_await cpu.compute_cycles(costs::lruvec_del_folio);
                 f->lru = false;
             }
         }
         co_await unlock_irq(cpu, lock);
     }
     for (Folio* f : to_free) {
-        co_await cpu.compute_cycles(cyc(costs::free_unref_folio));
+        co_await cpu.compute_cycles(costs::free_unref_folio);
         ++stats_.releases;
         mm_.free_folio(f);
     }

@@ -8,12 +8,6 @@
 
 namespace ipisim::kernel::mm {
 
-namespace {
-sim::Cycles cyc(uint64_t n) {
-    return sim::Cycles(n);
-}
-}  // namespace
-
 sim::Task<uint64_t> Mm::zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
                                       std::vector<Folio*>& gathered) {
     uint64_t cleared = 0;
@@ -24,7 +18,7 @@ sim::Task<uint64_t> Mm::zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start
         if (!it->second->zero) gathered.push_back(it->second);  // vm_normal_page: not the zero page
         it = mm.ptes.erase(it);
     }
-    co_await cpu.compute_cycles(cyc(cleared * costs::zap_pte));
+    co_await cpu.compute_cycles(costs::zap_pte * cleared);
     co_return cleared;
 }
 
@@ -34,16 +28,16 @@ sim::Task<> Mm::do_madvise_dontneed(hw::Cpu& cpu, MmStruct& mm, uint64_t start, 
     auto scope = cpu.function(label, hw::Activity::kernel);
     ++stats_.madvise;
     co_await cpu.compute(platform().spec().cpu.syscall);
-    co_await cpu.compute_cycles(cyc(costs::do_madvise));
+    co_await cpu.compute_cycles(costs::do_madvise);
     co_await mm.mmap_lock->down_read(cpu);
     {
         auto zap = cpu.function(label_zap);
         if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
-        co_await cpu.compute_cycles(cyc(costs::zap_page_range));
+        co_await cpu.compute_cycles(costs::zap_page_range);
         std::vector<Folio*> gathered;
         const sim::Picos zapped = cpu.now();  // zap_pte_range clears the PTEs at once
         const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, start + len, gathered);
-        co_await cpu.compute_cycles(cyc(costs::tlb_finish_mmu));
+        co_await cpu.compute_cycles(costs::tlb_finish_mmu);
         if (cleared != 0) {
             co_await flush_tlb_mm_range(cpu, mm, start, start + len, PAGE_SHIFT, false);
         }

@@ -147,7 +147,7 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
     const hw::CpuId me = cpu.id();
     const bool irqs_were_on = !cpu.irqs_disabled();
     if (irqs_were_on) cpu.local_irq_disable();
-    co_await cpu.compute_cycles(sim::Cycles(costs::switch_mm_irqs_off));
+    co_await cpu.compute_cycles(costs::switch_mm_irqs_off);
     CpuTlbState& st = tlbstate_[me];
     const uint64_t prev = co_await mem_.load(me, *st.loaded_mm);
     const uint64_t prev_asid = co_await mem_.load(me, *st.loaded_mm_asid);

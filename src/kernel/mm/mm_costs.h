@@ -8,7 +8,7 @@
 // IPI flushes on sapphire_rapids_30c (tests/workload/tlb_flush2_test.cpp checks the fit).
 #pragma once
 
-#include <cstdint>
+#include "sim/time.h"
 
 namespace ipisim::kernel::mm::costs {
 
@@ -16,71 +16,71 @@ namespace ipisim::kernel::mm::costs {
 // asm_exc_page_fault: vectoring, error entry, CR2 read, irqentry_exit with mitigations; the
 // machine files put IRQ entry+exit at ~1000 cycles including the APIC; an exception has no
 // APIC part. [A]
-inline constexpr uint64_t exc_page_fault = 700;
+inline constexpr sim::Cycles exc_page_fault{700};
 // lock_vma_under_rcu(): maple-tree walk under RCU, vma checks (the lock itself is modeled). [A]
-inline constexpr uint64_t lock_vma_under_rcu = 60;
+inline constexpr sim::Cycles lock_vma_under_rcu{60};
 // FITTED: the rest of handle_mm_fault() not itemized below (__handle_mm_fault page-table walk,
 // pte_offset_map_lock, accounting, perf/memcg events, fault retry bookkeeping). Fitted so
 // that 1 thread of tlb_flush2 runs 175k loops/s on sapphire_rapids_30c (seed 000 row 1).
-inline constexpr uint64_t handle_mm_fault = 3756;
+inline constexpr sim::Cycles handle_mm_fault{3756};
 // do_anonymous_page(), write: alloc_anon_folio from the per-CPU page lists. [A]
-inline constexpr uint64_t alloc_page_pcp = 150;
+inline constexpr sim::Cycles alloc_page_pcp{150};
 // mem_cgroup_charge() against the per-CPU charge stock. [A]
-inline constexpr uint64_t mem_cgroup_charge = 100;
+inline constexpr sim::Cycles mem_cgroup_charge{100};
 // clear_page_erms(): 4 KiB `rep stosb`, the page hot in this CPU's caches (pcp LIFO). [A]
-inline constexpr uint64_t clear_page = 400;
+inline constexpr sim::Cycles clear_page{400};
 // folio_add_new_anon_rmap, set_pte_at, mm counters, update_mmu_cache. [A]
-inline constexpr uint64_t do_anonymous_page_map = 120;
+inline constexpr sim::Cycles do_anonymous_page_map{120};
 // do_anonymous_page(), read: map the shared zero page (pte_mkspecial, set_pte_at). [A]
-inline constexpr uint64_t do_anonymous_page_zero = 80;
+inline constexpr sim::Cycles do_anonymous_page_zero{80};
 // __pte_alloc(): a page-table page allocated, cleared and populated. [A]
-inline constexpr uint64_t pte_alloc = 500;
+inline constexpr sim::Cycles pte_alloc{500};
 
 // --- LRU (mm/swap.c) ---
 // folio_add_lru(): folio_get + folio_batch_add under the per-CPU local lock. [A]
-inline constexpr uint64_t folio_add_lru = 40;
+inline constexpr sim::Cycles folio_add_lru{40};
 // lru_add_drain(): local_lock, checks of the per-CPU batches (when they are empty). [A]
-inline constexpr uint64_t lru_add_drain = 30;
+inline constexpr sim::Cycles lru_add_drain{30};
 // Per folio under the LRU lock: lruvec_add_folio (list insert, counters). [A]
-inline constexpr uint64_t lruvec_add_folio = 40;
+inline constexpr sim::Cycles lruvec_add_folio{40};
 // Per folio under the LRU lock: lruvec_del_folio in __page_cache_release. [A]
-inline constexpr uint64_t lruvec_del_folio = 30;
+inline constexpr sim::Cycles lruvec_del_folio{30};
 // folios_put_refs() per folio: refcount drop, memcg uncharge batching. [A]
-inline constexpr uint64_t folio_put = 30;
+inline constexpr sim::Cycles folio_put{30};
 // free_unref_folios(): per folio onto the per-CPU free lists. [A]
-inline constexpr uint64_t free_unref_folio = 80;
+inline constexpr sim::Cycles free_unref_folio{80};
 
 // --- madvise / zap (mm/madvise.c, mm/memory.c, mm/mmu_gather.c) ---
 // do_madvise(): argument checks, madvise_walk_vmas, madvise_dontneed_free checks. [A]
-inline constexpr uint64_t do_madvise = 150;
+inline constexpr sim::Cycles do_madvise{150};
 // zap_page_range_single(): tlb_gather_mmu, mmu_notifier range, unmap_page_range walk. [A]
-inline constexpr uint64_t zap_page_range = 250;
+inline constexpr sim::Cycles zap_page_range{250};
 // Per present PTE: ptep_get_and_clear_full, rmap removal, __tlb_remove_folio. [A]
-inline constexpr uint64_t zap_pte = 60;
+inline constexpr sim::Cycles zap_pte{60};
 // tlb_finish_mmu() bookkeeping around the flush and the batch free. [A]
-inline constexpr uint64_t tlb_finish_mmu = 50;
+inline constexpr sim::Cycles tlb_finish_mmu{50};
 
 // --- mmap / munmap (mm/mmap.c, mm/vma.c) ---
 // vm_mmap_pgoff(): get_unmapped_area, vma allocation, maple-tree insert, accounting. [A]
-inline constexpr uint64_t do_mmap = 1500;
+inline constexpr sim::Cycles do_mmap{1500};
 // do_vmi_munmap(): vma split/detach, unmap_region set-up, vma free (zap per PTE extra). [A]
-inline constexpr uint64_t do_munmap = 1500;
+inline constexpr sim::Cycles do_munmap{1500};
 // free_pgtables(): one PTE page freed (batched in the mmu_gather). [A]
-inline constexpr uint64_t free_pte_table = 200;
+inline constexpr sim::Cycles free_pte_table{200};
 
 // --- arch/x86/mm/tlb.c ---
 // flush_tlb_mm_range(): get_cpu, info fill, path choice (the tlb_gen RMW and cpumask reads
 // are modeled). [A]
-inline constexpr uint64_t flush_tlb_mm_range = 80;
+inline constexpr sim::Cycles flush_tlb_mm_range{80};
 // flush_tlb_func(): the checks around the generation compare. [A]
-inline constexpr uint64_t flush_tlb_func = 40;
+inline constexpr sim::Cycles flush_tlb_func{40};
 // should_flush_tlb(): the compares (its two remote loads are modeled). [A]
-inline constexpr uint64_t should_flush_tlb = 10;
+inline constexpr sim::Cycles should_flush_tlb{10};
 // switch_mm_irqs_off(): speculation checks, choose_new_asid, LAM/CR4/LDT updates. [A]
-inline constexpr uint64_t switch_mm_irqs_off = 150;
+inline constexpr sim::Cycles switch_mm_irqs_off{150};
 
 // --- user space ---
 // tlb_flush2's loop body besides the faulting accesses: the counter, the assert. [A]
-inline constexpr uint64_t user_iteration = 10;
+inline constexpr sim::Cycles user_iteration{10};
 
 }  // namespace ipisim::kernel::mm::costs

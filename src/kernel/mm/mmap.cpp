@@ -12,9 +12,6 @@
 namespace ipisim::kernel::mm {
 
 namespace {
-sim::Cycles cyc(uint64_t n) {
-    return sim::Cycles(n);
-}
 
 uint64_t get_unmapped_area(const MmStruct& mm, uint64_t len) {
     uint64_t top = mm.mmap_base;
@@ -51,7 +48,7 @@ sim::Task<uint64_t> Mm::vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len) {
     ++stats_.mmap;
     co_await cpu.compute(platform().spec().cpu.syscall);
     co_await mm.mmap_lock->down_write(cpu);
-    co_await cpu.compute_cycles(cyc(costs::do_mmap));
+    co_await cpu.compute_cycles(costs::do_mmap);
     const uint64_t addr = get_unmapped_area(mm, len);
     Vma vma;
     vma.start = addr;
@@ -76,7 +73,7 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     const uint64_t end = start + len;
     co_await cpu.compute(platform().spec().cpu.syscall);
     co_await mm.mmap_lock->down_write(cpu);
-    co_await cpu.compute_cycles(cyc(costs::do_munmap));
+    co_await cpu.compute_cycles(costs::do_munmap);
     auto it = mm.vmas.find(start);
     if (it == mm.vmas.end() || it->second.end != end) {
         throw std::logic_error("vm_munmap: only whole-VMA unmaps are modeled");
@@ -95,9 +92,9 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
         if (mm.pte_tables.count(pmd) == 0 || shares_pmd(mm, pmd)) continue;
         mm.pte_tables.erase(pmd);
         freed_tables = true;
-        co_await cpu.compute_cycles(cyc(costs::free_pte_table));
+        co_await cpu.compute_cycles(costs::free_pte_table);
     }
-    co_await cpu.compute_cycles(cyc(costs::tlb_finish_mmu));
+    co_await cpu.compute_cycles(costs::tlb_finish_mmu);
     if (cleared != 0 || freed_tables) {
         co_await flush_tlb_mm_range(cpu, mm, start, end, PAGE_SHIFT, freed_tables);
     }

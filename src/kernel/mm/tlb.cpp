@@ -15,9 +15,6 @@ namespace ipisim::kernel::mm {
 namespace {
 // tlb_single_page_flush_ceiling (Dave Hansen, a5102476a24b): pages, tunable in debugfs.
 constexpr uint64_t tlb_single_page_flush_ceiling = 33;
-sim::Cycles cyc(uint64_t n) {
-    return sim::Cycles(n);
-}
 constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
 }  // namespace
 
@@ -50,7 +47,7 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
     const hw::CpuId me = cpu.id();
     const sim::Picos began = cpu.now();
     ++flush_stats_.flush_tlb_mm_range;
-    co_await cpu.compute_cycles(cyc(costs::flush_tlb_mm_range));
+    co_await cpu.compute_cycles(costs::flush_tlb_mm_range);
     // Should we flush just the requested range?
     if (end == TLB_FLUSH_ALL || ((end - start) >> stride_shift) > tlb_single_page_flush_ceiling) {
         start = 0;
@@ -140,7 +137,7 @@ sim::Task<> Mm::native_flush_tlb_multi(hw::Cpu& cpu, const hw::CpuMask& cpumask,
 sim::Task<bool> Mm::should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTlbInfo& info) {
     const hw::CpuId me = self.id();
     CpuTlbState& st = tlbstate_[cpu];
-    co_await self.compute_cycles(cyc(costs::should_flush_tlb));
+    co_await self.compute_cycles(costs::should_flush_tlb);
     const uint64_t loaded = co_await mem_.load(me, *st.loaded_mm);
     const uint64_t lazy = co_await mem_.load(me, *st.is_lazy);  // after smp_rmb()
     if (lazy != 0) co_return false;                             // flushed at its next context switch
@@ -168,7 +165,7 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
     const hw::CpuId me = cpu.id();
     const bool local = me == f.initiating_cpu;
     ++flush_stats_.flush_tlb_func;
-    co_await cpu.compute_cycles(cyc(costs::flush_tlb_func));
+    co_await cpu.compute_cycles(costs::flush_tlb_func);
     if (!local) co_await mem_.load(me, *f.line);  // the sender's flush_tlb_info
     CpuTlbState& st = tlbstate_[me];
     const uint64_t loaded = co_await mem_.load(me, *st.loaded_mm);

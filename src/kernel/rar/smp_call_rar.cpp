@@ -54,7 +54,7 @@ sim::Task<> SmpCallRar::smp_call_rar_many(Cpu& self, const CpuMask& mask, hw::Pc
     static const uint32_t label = hw::profile_label("smp_call_rar_many", kFlush);
     auto scope = self.function(label, hw::Activity::kernel);
     const uint64_t pages = rar_pages(start, end);
-    co_await self.compute_cycles(sim::Cycles(costs::smp_call_rar_many));
+    co_await self.compute_cycles(costs::smp_call_rar_many);
 
     CpuMask& dest_mask = rar_cpu_mask_[self.id()];
     dest_mask = mask;

@@ -44,7 +44,7 @@ sim::Task<uint64_t> Resctrl::mon_event_count(Cpu& cpu, uint32_t domain, uint32_t
     if (!domains_.at(domain).test(cpu.id())) {
         throw std::logic_error(fmt::format("cpu{} reads a counter of L3 domain {}", cpu.id(), domain));
     }
-    co_await cpu.compute_cycles(sim::Cycles(costs::mon_event_count));
+    co_await cpu.compute_cycles(costs::mon_event_count);
     co_await cpu.stall(cpu.costs().wrmsr);             // WRMSR IA32_QM_EVTSEL = (rmid << 32) | evt
     co_await cpu.stall(qm_ctr_read_cost(cpu.spec()));  // RDMSR IA32_QM_CTR
     // A deterministic stand-in for the counter value.
@@ -56,7 +56,7 @@ sim::Task<uint64_t> Resctrl::mon_event_read(Cpu& self, uint32_t domain, uint32_t
     static const uint32_t l = hw::profile_label("mon_event_read");
     auto scope = self.function(l, hw::Activity::kernel);
     ++stats_.reads;
-    co_await self.compute_cycles(sim::Cycles(costs::mon_event_read));
+    co_await self.compute_cycles(costs::mon_event_read);
     hw::SimVar& rr_val = rmid_read_val(self.id());
     const CpuId caller = self.id();
     // rr->val is written by whichever CPU reads the counter.

@@ -30,7 +30,7 @@ sim::Task<> wait_for_completion(Sched& sched, hw::Cpu& cpu, Completion& x) {
     hw::Memory& mem = sched.kernel().platform().memory();
     cpu.local_irq_disable();  // spin_lock_irq(&x->wait.lock)
     co_await raw_spin_lock(cpu, mem, *x.lock);
-    co_await cpu.compute_cycles(sim::Cycles(costs::completion_op));
+    co_await cpu.compute_cycles(costs::completion_op);
     uint64_t done = co_await mem.load(cpu.id(), *x.done);
     if (done == 0) {
         x.waiters.push_back(me);
@@ -56,7 +56,7 @@ sim::Task<> complete(Sched& sched, hw::Cpu& cpu, Completion& x) {
     hw::Memory& mem = sched.kernel().platform().memory();
     cpu.local_irq_disable();  // spin_lock_irqsave(&x->wait.lock)
     co_await raw_spin_lock(cpu, mem, *x.lock);
-    co_await cpu.compute_cycles(sim::Cycles(costs::completion_op));
+    co_await cpu.compute_cycles(costs::completion_op);
     co_await mem.fetch_add(cpu.id(), *x.done, 1);
     // swake_up_locked(): the first waiter.
     if (!x.waiters.empty()) co_await sched.wake_up_process(cpu, *x.waiters.front());

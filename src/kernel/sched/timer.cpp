@@ -12,7 +12,7 @@ using hw::Cpu;
 sim::Task<> Sched::sleep_for(Cpu& cpu, sim::Picos d) {
     Thread* t = current(cpu.id());
     if (t == nullptr) throw std::logic_error("sleep_for: not called by a thread");
-    co_await cpu.compute_cycles(sim::Cycles(costs::schedule_timeout));
+    co_await cpu.compute_cycles(costs::schedule_timeout);
     t->state = TaskState::uninterruptible;
     p_.engine().schedule_in(d, &Sched::on_timer, t, 0, t->proc->id());
     co_await schedule(cpu);
@@ -27,7 +27,7 @@ void Sched::on_timer(void* obj, uint32_t) {
 
 sim::Task<> Sched::local_timer_interrupt(Cpu& cpu) {
     ++stats_.timer_interrupts;
-    co_await cpu.compute_cycles(sim::Cycles(costs::local_timer_interrupt));
+    co_await cpu.compute_cycles(costs::local_timer_interrupt);
     std::vector<Thread*> expired;
     expired.swap(rq_[cpu.id()].expired);
     for (Thread* t : expired) co_await wake_up_process(cpu, *t);

@@ -22,7 +22,7 @@ sim::Task<> Sched::ttwu_do_activate(Cpu& self, Thread& t) {
     hw::Memory& mem = p_.memory();
     Rq& rq = rq_[t.cpu];
     co_await raw_spin_lock(self, mem, *rq.lock);
-    co_await self.compute_cycles(sim::Cycles(costs::ttwu_do_activate));
+    co_await self.compute_cycles(costs::ttwu_do_activate);
     t.on_rq = true;
     rq.queue.push_back(&t);
     co_await raw_spin_unlock(self, mem, *rq.lock);
@@ -37,7 +37,7 @@ sim::Task<> Sched::sched_ttwu_pending(Cpu& self, Thread& t) {
 sim::Task<bool> Sched::wake_up_process(Cpu& self, Thread& t) {
     static const uint32_t l = hw::profile_label("try_to_wake_up");
     auto scope = self.function(l);
-    co_await self.compute_cycles(sim::Cycles(costs::try_to_wake_up));
+    co_await self.compute_cycles(costs::try_to_wake_up);
     if (t.state != TaskState::uninterruptible) co_return false;
     ++stats_.wakeups;
     t.state = TaskState::running;

@@ -167,7 +167,7 @@ sim::Task<int> Smp::smp_call_function_single(Cpu& self, CpuId cpu, SmpCallFunc f
     static const uint32_t l = label("smp_call_function_single");
     auto scope = self.function(l, Activity::kernel);
     ++stats_.calls_single;
-    co_await self.compute_cycles(sim::Cycles(costs::smp_call_function_single));
+    co_await self.compute_cycles(costs::smp_call_function_single);
     PerCpu& me = pcpu_[self.id()];
     Csd& csd = wait ? *me.stack_csd : *me.csd_data;
     if (wait) {
@@ -200,7 +200,7 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
     ++stats_.calls_many;
     const CpuId me = self.id();
     const bool wait = (scf_flags & SCF_WAIT) != 0;
-    co_await self.compute_cycles(sim::Cycles(costs::smp_call_function_many_setup));
+    co_await self.compute_cycles(costs::smp_call_function_many_setup);
 
     bool run_local = (scf_flags & SCF_RUN_LOCAL) != 0 && mask.test(me);
     if (run_local && cond) run_local = co_await cond(self, me);
@@ -218,7 +218,7 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
         uint32_t nr_cpus = 0;
         CpuId last_cpu = 0;
         for (CpuId cpu : targets.to_vector()) {
-            co_await self.compute_cycles(sim::Cycles(costs::smp_call_function_many_per_cpu));
+            co_await self.compute_cycles(costs::smp_call_function_many_per_cpu);
             if (cond) {
                 const bool should = co_await cond(self, cpu);
                 if (!should) {
@@ -310,7 +310,7 @@ sim::Task<> Smp::__flush_smp_call_function_queue(Cpu& self) {
     std::vector<Csd*> batch(pc.queue.begin(), pc.queue.begin() + static_cast<std::ptrdiff_t>(n));
     pc.queue.erase(pc.queue.begin(), pc.queue.begin() + static_cast<std::ptrdiff_t>(n));
     if (hw::Observer* t = hw::tracer()) t->queue_changed(self.id(), "call_single_queue", pc.queue.size(), self.now());
-    co_await self.compute_cycles(sim::Cycles(costs::flush_queue_setup + n * costs::flush_queue_per_node));
+    co_await self.compute_cycles(sim::Cycles(costs::flush_queue_setup + costs::flush_queue_per_node * n));
     // Pass 1: SYNC callbacks run, then their CSD is released.
     for (Csd* csd : batch) {
         const uint64_t flags = co_await mem_.load(self.id(), *csd->flags);

@@ -11,9 +11,6 @@ namespace ipisim::kernel {
 
 namespace {
 constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
-sim::Cycles cyc(uint64_t n) {
-    return sim::Cycles(n);
-}
 }  // namespace
 
 void LatrFlush::attach(mm::Mm& mm) {
@@ -88,7 +85,7 @@ sim::Task<> LatrFlush::apply(hw::Cpu& cpu, bool at_tick) {
     std::vector<State*> batch(pc.queue.begin(), pc.queue.end());
     pc.queue.clear();
     const uint64_t n = batch.size();
-    co_await cpu.compute_cycles(cyc(costs::flush_queue_setup + n * costs::flush_queue_per_node));
+    co_await cpu.compute_cycles(costs::flush_queue_setup + costs::flush_queue_per_node * n);
     for (State* s : batch) {
         co_await mm().flush_tlb_func(cpu, s->info);  // loads the state's line (info.line)
         ++(at_tick ? stats_.applied_at_tick : stats_.applied_at_switch);
@@ -123,7 +120,7 @@ sim::Task<> LatrFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask
     static const uint32_t label = hw::profile_label("latr_flush_tlb_multi", kFlush);
     auto scope = self.function(label, hw::Activity::kernel);
     const bool all = co_await ipi_flush_must_reach_all(self, info);
-    co_await self.compute_cycles(cyc(costs::smp_call_function_many_setup));
+    co_await self.compute_cycles(costs::smp_call_function_many_setup);
     if (cpumask.test(me)) {
         bool run_local = all;
         if (!run_local) run_local = co_await mm().should_flush_tlb(self, me, info);
@@ -136,7 +133,7 @@ sim::Task<> LatrFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask
     std::vector<hw::CpuId> targets;
     for (hw::CpuId c : cpumask.to_vector()) {
         if (c == me) continue;
-        co_await self.compute_cycles(cyc(costs::smp_call_function_many_per_cpu));
+        co_await self.compute_cycles(costs::smp_call_function_many_per_cpu);
         bool should = all;
         if (!should) should = co_await mm().should_flush_tlb(self, c, info);
         if (should) targets.push_back(c);

@@ -16,9 +16,6 @@ namespace ipisim::kernel {
 
 namespace {
 constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
-sim::Cycles cyc(uint64_t n) {
-    return sim::Cycles(n);
-}
 }  // namespace
 
 void NumaMulticastFlush::attach(mm::Mm& mm) {
@@ -77,11 +74,11 @@ sim::Task<> NumaMulticastFlush::represent(hw::Cpu& self, const Request& r) {
     static const uint32_t label = hw::profile_label("numa_mc_represent", kFlush);
     auto scope = self.function(label);
     hw::SimVar& dom = *r.domain_ack;
-    co_await self.compute_cycles(cyc(costs::smp_call_function_many_setup));
+    co_await self.compute_cycles(costs::smp_call_function_many_setup);
     bool me = false;
     std::vector<hw::CpuId> targets;
     for (hw::CpuId c : r.cpus) {
-        co_await self.compute_cycles(cyc(costs::smp_call_function_many_per_cpu));
+        co_await self.compute_cycles(costs::smp_call_function_many_per_cpu);
         bool should = r.all;
         if (!should) should = co_await mm().should_flush_tlb(self, c, *r.info);
         if (!should) continue;
@@ -124,7 +121,7 @@ sim::Task<> NumaMulticastFlush::handle_mailbox(hw::Cpu& self) {
     std::vector<Request> batch(std::make_move_iterator(box.queue.begin()),
                                std::make_move_iterator(box.queue.begin() + static_cast<std::ptrdiff_t>(n)));
     box.queue.erase(box.queue.begin(), box.queue.begin() + static_cast<std::ptrdiff_t>(n));
-    co_await self.compute_cycles(cyc(costs::flush_queue_setup + n * costs::flush_queue_per_node));
+    co_await self.compute_cycles(costs::flush_queue_setup + costs::flush_queue_per_node * n);
     for (const Request& r : batch) {
         co_await mm().mem().load(self.id(), *r.info->line);  // the request's payload
         if (r.domain) {
@@ -155,10 +152,10 @@ sim::Task<> NumaMulticastFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask
     auto key = [&](uint32_t l3) { return std::tuple(-static_cast<int>(topo.distance(me, domains[l3].front())), l3); };
     std::sort(remote.begin(), remote.end(), [&key](uint32_t a, uint32_t b) { return key(a) < key(b); });
     const bool own_domain = domains.count(own) != 0;
-    co_await self.compute_cycles(cyc(costs::smp_call_function_many_setup));
+    co_await self.compute_cycles(costs::smp_call_function_many_setup);
     co_await mm().mem().store(me, *ack_[me], remote.size() + (own_domain ? 1 : 0));
     for (uint32_t l3 : remote) {
-        co_await self.compute_cycles(cyc(costs::smp_call_function_many_per_cpu));
+        co_await self.compute_cycles(costs::smp_call_function_many_per_cpu);
         ++stats_.domain_requests;
         Request r;
         r.info = &info;

@@ -39,7 +39,7 @@ sim::Task<bool> Workqueue::queue_work_on(Cpu& self, CpuId cpu, WorkStruct& work)
     WorkerPool& pool = pools_.at(cpu);
     Thread& w = worker(cpu);
     self.local_irq_disable();
-    co_await self.compute_cycles(sim::Cycles(costs::queue_work_on));
+    co_await self.compute_cycles(costs::queue_work_on);
     co_await raw_spin_lock(self, mem, *pool.lock);
     // insert_work(): list_add_tail onto pool->worklist.
     pool.items.push_back(&work);
@@ -73,7 +73,7 @@ sim::Task<> Workqueue::worker_thread(Cpu& cpu, Thread& self) {
             {
                 static const uint32_t l = hw::profile_label("process_one_work");
                 auto scope = cpu.function(l, hw::Activity::kernel);
-                co_await cpu.compute_cycles(sim::Cycles(costs::process_one_work));
+                co_await cpu.compute_cycles(costs::process_one_work);
                 auto fn = w->func;  // the item may be reused once it completes
                 co_await fn(cpu);
                 ++stats_.executed;
@@ -107,7 +107,7 @@ sim::Task<int> Workqueue::smp_call_on_cpu(Cpu& self, CpuId cpu, std::function<si
     auto scope = self.function(l, hw::Activity::kernel);
     Thread* me = sched_.current(self.id());
     if (me == nullptr) throw std::logic_error("smp_call_on_cpu: not called by a thread (it sleeps)");
-    co_await self.compute_cycles(sim::Cycles(costs::smp_call_on_cpu));
+    co_await self.compute_cycles(costs::smp_call_on_cpu);
     if (cpu >= p_.nr_cpus() || !sched_.kernel().smp().cpu_online_mask().test(cpu)) co_return -kENXIO;
     OnStack& s = on_stack(*me);
     reinit_completion(s.done);
