@@ -11,7 +11,7 @@ constexpr uint32_t kLocalTimerVector = 0xec;
 constexpr uint32_t kTimerTagBase = 0x0E00'0000;
 // [A] local timer interrupt: hrtimer_interrupt, expire the timer-wheel softirq's timer and
 // wake_up_process() of the sleeper (path length, IPC ~1-2).
-constexpr uint64_t timer_interrupt_cycles = 600;
+constexpr sim::Cycles kTimerInterrupt{600};
 
 void fire_local_timer(void* obj, uint32_t) {
     static_cast<hw::Cpu*>(obj)->raise(sim::Interrupt{kLocalTimerVector, 0});
@@ -30,10 +30,9 @@ sim::Task<> msleep(hw::Cpu& self, Smp& smp, uint64_t ms, uint32_t hz) {
     static const uint32_t label = hw::profile_label("msleep");
     auto scope = self.function(label, hw::Activity::kernel);
     const sim::Picos expiry = msleep_expiry(self.now(), ms, hz);
-    self.set_irq_handler(kLocalTimerVector, "local_timer_interrupt",
-                         [](hw::Cpu& cpu, const sim::Interrupt&) -> sim::Task<> {
-                             co_await cpu.compute_cycles(sim::Cycles(timer_interrupt_cycles));
-                         });
+    self.set_irq_handler(
+        kLocalTimerVector, "local_timer_interrupt",
+        [](hw::Cpu& cpu, const sim::Interrupt&) -> sim::Task<> { co_await cpu.compute_cycles(kTimerInterrupt); });
     self.engine().schedule_at(expiry, &fire_local_timer, &self, 0, kTimerTagBase + self.id(), sim::Priority::Urgent);
     // schedule(): switch to the idle task.
     co_await self.compute(self.costs().context_switch);

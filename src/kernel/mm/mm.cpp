@@ -165,10 +165,10 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
         next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
         new_asid = co_await mem_.load(me, *next.global_asid);  // choose_new_asid: global, no flush
     } else if (prev == next.id) {
-        if (is_global_asid(prev_asid)) {
-            done = true;  // broadcast TLB invalidation keeps this ASID up to date
-        } else if (was_lazy == 0) {
-            done = true;  // a thread switch within one process: nothing to do
+        if (is_global_asid(prev_asid) || was_lazy == 0) {
+            // A global ASID is kept up to date by broadcast invalidation; a thread switch
+            // within one process (not back from lazy) has nothing to do.
+            done = true;
         } else {
             // Back from lazy mode: catch up if flushes were skipped meanwhile (smp_mb first).
             next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);

@@ -14,7 +14,7 @@ namespace ipisim::kernel::mm {
 
 namespace {
 // tlb_single_page_flush_ceiling (Dave Hansen, a5102476a24b): pages, tunable in debugfs.
-constexpr uint64_t tlb_single_page_flush_ceiling = 33;
+constexpr uint64_t kTlbSinglePageFlushCeiling = 33;
 constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
 }  // namespace
 
@@ -49,7 +49,7 @@ sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, u
     ++flush_stats_.flush_tlb_mm_range;
     co_await cpu.compute_cycles(costs::flush_tlb_mm_range);
     // Should we flush just the requested range?
-    if (end == TLB_FLUSH_ALL || ((end - start) >> stride_shift) > tlb_single_page_flush_ceiling) {
+    if (end == TLB_FLUSH_ALL || ((end - start) >> stride_shift) > kTlbSinglePageFlushCeiling) {
         start = 0;
         end = TLB_FLUSH_ALL;
         ++flush_stats_.full_range;
