@@ -44,6 +44,16 @@ bool numeric_metric(const ExperimentResults& r, const std::string& m) {
     return any;
 }
 
+// A metric that is 0 at every point, with no published value, has nothing to plot: gnuplot
+// would draw an empty y range and warn.
+bool zero_everywhere(const ExperimentResults& r, const std::string& m) {
+    for (const ResultRow& row : r.rows) {
+        if (row.metrics.contains(m) && row.metrics[m].get<double>() != 0.0) return false;
+        if (row.published.contains(m)) return false;
+    }
+    return true;
+}
+
 std::vector<std::string> headline_metrics(const ExperimentResults& r, const SeedShape& shape) {
     std::vector<std::string> all;
     for (const ResultRow& row : r.rows) {
@@ -53,7 +63,9 @@ std::vector<std::string> headline_metrics(const ExperimentResults& r, const Seed
     }
     std::vector<std::string> out;
     auto add = [&](const std::string& m) {
-        if (contains(all, m) && !contains(out, m) && numeric_metric(r, m)) out.push_back(m);
+        if (contains(all, m) && !contains(out, m) && numeric_metric(r, m) && !zero_everywhere(r, m)) {
+            out.push_back(m);
+        }
     };
     if (shape.kind == SeedShape::Kind::pivot) add(shape.value);
     if (out.empty() && shape.kind == SeedShape::Kind::lines) {

@@ -89,6 +89,27 @@ TEST(Plot, without_a_pivot_the_line_templates_metrics_are_plotted_and_doubling_s
     EXPECT_NE(s.find("unset key"), std::string::npos) << s;  // one line, nothing published
 }
 
+TEST(Plot, a_metric_that_is_zero_at_every_point_gets_no_plot) {
+    ExperimentResults r;
+    r.experiment = "e";
+    r.swept = {"cpus"};
+    r.report = {{"kind", "lines"}, {"line", "{cpus} cpus: {lat_ns} ns, {irqs} irqs"}};
+    for (int c : {2, 4}) {
+        ResultRow row;
+        row.params["cpus"] = c;
+        row.metrics["lat_ns"] = 100.0 * c;
+        row.metrics["irqs"] = 0;
+        r.rows.push_back(row);
+    }
+    std::vector<PlotSpec> plans = plan_plots(r);
+    ASSERT_EQ(plans.size(), 1U);
+    EXPECT_EQ(plans[0].metric, "lat_ns");
+    r.rows[1].metrics["irqs"] = 3;  // one point that is not zero: plotted
+    plans = plan_plots(r);
+    ASSERT_EQ(plans.size(), 2U);
+    EXPECT_EQ(plans[1].metric, "irqs");
+}
+
 TEST(Plot, string_parameters_are_categories_drawn_as_grouped_bars) {
     ExperimentResults r;
     r.experiment = "e";
