@@ -16,6 +16,7 @@
 #include "experiment/targets.h"
 #include "hw/machine.h"
 #include "sim/rng.h"
+#include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
@@ -23,13 +24,6 @@ namespace {
 
 const std::string kSource = IPISIM_SOURCE_DIR;
 const std::string kExperiments = kSource + "/experiments";
-
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 void replace(std::string& text, const std::string& from, const std::string& to) {
     const size_t at = text.find(from);
@@ -46,7 +40,7 @@ std::filesystem::path ranged_toy(const std::string& name) {
     const auto dir = ::ipisim::test::scratch_path("ipisim_calibrate_" + name);
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
-    std::string m = read(kSource + "/machines/toy4.toml");
+    std::string m = test::read_file(kSource + "/machines/toy4.toml");
     replace(m, "same_l3 = \"50 ns\"",
             "same_l3 = { value = \"50 ns\", mark = \"A\", range = [\"30 ns\", \"80 ns\"], source = \"test\" }");
     replace(m, "irq_entry = \"200 ns\"",

@@ -10,6 +10,7 @@
 #include "experiment/runner.h"
 #include "report/results_files.h"
 #include "report/summary.h"
+#include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
@@ -19,13 +20,6 @@ const std::string kEcho = std::string(IPISIM_TEST_DATA) + "/good_configs/echo_sw
 
 report::ExperimentResults run(const std::vector<std::string>& overrides = {}) {
     return run_experiment(load_experiment(kEcho, overrides), RunOptions{});
-}
-
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 std::filesystem::path scratch(const std::string& name) {
@@ -107,7 +101,7 @@ TEST(Experiment, results_files_hold_params_metrics_and_fingerprints) {
     const report::ExperimentResults r = run_prepared(e);
     const auto dir = scratch("files");
     write_experiment_outputs(e, r, dir);
-    const auto json = nlohmann::ordered_json::parse(read(dir / "results.json"));
+    const auto json = nlohmann::ordered_json::parse(test::read_file(dir / "results.json"));
     EXPECT_EQ(json["experiment"], "echo_sweep");
     EXPECT_EQ(json["seed"], 7);
     EXPECT_EQ(json["fingerprint"], report::fingerprint_hex(report::combined_fingerprint(r.rows)));
@@ -116,7 +110,7 @@ TEST(Experiment, results_files_hold_params_metrics_and_fingerprints) {
     EXPECT_EQ(json["rows"][1]["metrics"]["cpus"], 2);
     EXPECT_EQ(json["rows"][1]["fingerprint"].get<std::string>().size(), 16U);
 
-    const std::string csv = read(dir / "results.csv");
+    const std::string csv = test::read_file(dir / "results.csv");
     EXPECT_EQ(csv.substr(0, csv.find('\n')), "cpus,delay,label,cpus,delay_ns,label");
     EXPECT_NE(csv.find("\n4,3 ns,x,4,3.0,x\n"), std::string::npos) << csv;
     std::filesystem::remove_all(dir);

@@ -10,6 +10,7 @@
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "report/results_files.h"
+#include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
@@ -22,13 +23,6 @@ std::filesystem::path scratch(const std::string& name) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;
-}
-
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 const char* kTlbFlush2 = R"([experiment]
@@ -66,7 +60,7 @@ TEST(ResolvedConfig, the_resolved_config_alone_reproduces_a_runs_fingerprints) {
     // A machine override is part of the run, and so of config.toml.
     const Outcome first = run_file((dir / "e.toml").string(), {"machine.coherence.same_l3=\"70 ns\""}, kMachines);
     write_experiment_outputs(first.prepared, first.results, dir / "out");
-    const std::string config = read(dir / "out" / "config.toml");
+    const std::string config = test::read_file(dir / "out" / "config.toml");
     // No machines directory: the machine comes from the file itself.
     const Outcome again = run_file((dir / "out" / "config.toml").string(), {}, (dir / "no_machines").string());
     ASSERT_EQ(again.results.rows.size(), 4U);

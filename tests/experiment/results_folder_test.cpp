@@ -12,6 +12,7 @@
 #include "experiment/shard.h"
 #include "report/atomic_file.h"
 #include "report/results_files.h"
+#include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
@@ -21,13 +22,6 @@ std::filesystem::path fresh_dir(const std::string& name) {
     const auto dir = ::ipisim::test::scratch_path(("ipisim_results_folder_test_" + name));
     std::filesystem::remove_all(dir);
     return dir;
-}
-
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 FolderIdentity identity(const std::string& name, size_t points) {
@@ -59,7 +53,7 @@ TEST(AtomicFile, a_replaced_file_holds_the_new_text_and_no_temporary_file_is_lef
     const auto dir = fresh_dir("atomic");
     report::write_file_atomically(dir / "f.txt", "old");
     report::write_file_atomically(dir / "f.txt", "new text");
-    EXPECT_EQ(read(dir / "f.txt"), "new text");
+    EXPECT_EQ(test::read_file(dir / "f.txt"), "new text");
     size_t files = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
     EXPECT_EQ(files, 1U);
@@ -166,9 +160,9 @@ TEST(ResultsFolder, each_recorded_point_is_in_results_json_at_once_marked_incomp
     const auto dir = fresh_dir("record");
     ResultsFolder f(dir, identity("e", 3), {});
     f.begin();
-    EXPECT_EQ(read(dir / "config.toml"), "[experiment]\nname = \"e\"\n");
+    EXPECT_EQ(test::read_file(dir / "config.toml"), "[experiment]\nname = \"e\"\n");
     f.record(row(2));
-    const auto j = nlohmann::ordered_json::parse(read(dir / "results.json"));
+    const auto j = nlohmann::ordered_json::parse(test::read_file(dir / "results.json"));
     EXPECT_FALSE(j["complete"].get<bool>());
     ASSERT_EQ(j["rows"].size(), 1U);
     EXPECT_EQ(j["rows"][0]["point"], 2);
@@ -242,10 +236,10 @@ TEST(ResultsFolder, finish_writes_the_csv_then_marks_results_json_complete) {
     r.experiment = "e";
     r.rows = {row(0), row(1)};
     f.finish(r);
-    const auto j = nlohmann::ordered_json::parse(read(dir / "results.json"));
+    const auto j = nlohmann::ordered_json::parse(test::read_file(dir / "results.json"));
     EXPECT_TRUE(j["complete"].get<bool>());
     EXPECT_EQ(j["rows"].size(), 2U);
-    EXPECT_EQ(read(dir / "results.csv"), report::results_csv(r));
+    EXPECT_EQ(test::read_file(dir / "results.csv"), report::results_csv(r));
     EXPECT_EQ(f.close_for_interrupt(), "");  // complete: nothing to report
 }
 

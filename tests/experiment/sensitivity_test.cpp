@@ -13,19 +13,13 @@
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
 #include "report/tornado.h"
+#include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
 const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
-
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // toy4_arm with ranged irq_entry (100-300 ns) and a zero-width range on eoi, and ipi_latency on
 // it with both GIC barriers.
@@ -35,7 +29,7 @@ std::string toy_dir(const std::string& router_range = "") {
         (std::string("ipisim_sensitivity_test_") + testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "machines");
-    std::string m = read(kMachines + "/toy4_arm.toml");
+    std::string m = test::read_file(kMachines + "/toy4_arm.toml");
     auto replace = [&m](const std::string& from, const std::string& to) {
         const size_t at = m.find(from);
         if (at != std::string::npos) m.replace(at, from.size(), to);

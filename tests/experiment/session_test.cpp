@@ -13,6 +13,7 @@
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "experiment/session.h"
+#include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
@@ -24,13 +25,6 @@ std::filesystem::path fresh_dir(const std::string& name) {
     const auto dir = ::ipisim::test::scratch_path(("ipisim_session_test_" + name));
     std::filesystem::remove_all(dir);
     return dir;
-}
-
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 // ipi_latency on the toy GICv3 machine, 4 points, and a published value for sender 0 only.
@@ -73,11 +67,11 @@ TEST(Session, points_on_three_threads_give_the_files_and_the_trace_of_one_thread
     EXPECT_EQ(r3.json, r1.json);
     EXPECT_EQ(r3.text, r1.text);
     for (const char* f : {"results.json", "results.csv", "config.toml"}) {
-        EXPECT_EQ(read(b.out_dir / f), read(a.out_dir / f)) << f;
+        EXPECT_EQ(test::read_file(b.out_dir / f), test::read_file(a.out_dir / f)) << f;
     }
-    const std::string t3 = read(trace3.file);
+    const std::string t3 = test::read_file(trace3.file);
     ASSERT_FALSE(t3.empty());
-    EXPECT_EQ(t3, read(trace1.file));
+    EXPECT_EQ(t3, test::read_file(trace1.file));
     EXPECT_EQ(nlohmann::ordered_json::parse(t3)["otherData"]["point"], 2);
     ASSERT_EQ(r3.results.rows.size(), 4U);
     for (size_t k = 0; k < 4; ++k) {
@@ -144,11 +138,11 @@ TEST(Session, a_resumed_run_runs_its_traced_point_again_so_the_trace_is_written)
     std::vector<size_t> ran;
     SessionHooks hooks;
     hooks.finished = [&](size_t, size_t point, const report::ResultRow&) { ran.push_back(point); };
-    const std::string before = read(dir / "results.json");
+    const std::string before = test::read_file(dir / "results.json");
     run_one(SessionRun{&p, dir, FolderOptions{true, false}, std::nullopt, &trace, {}}, 2, hooks);
     EXPECT_EQ(ran, std::vector<size_t>{1});
     EXPECT_TRUE(std::filesystem::exists(trace.file));
-    EXPECT_EQ(read(dir / "results.json"), before);
+    EXPECT_EQ(test::read_file(dir / "results.json"), before);
 }
 
 }  // namespace

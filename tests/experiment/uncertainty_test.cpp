@@ -17,19 +17,13 @@
 #include "experiment/runner.h"
 #include "experiment/uncertainty.h"
 #include "hw/machine.h"
+#include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
 const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
-
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 void replace(std::string& text, const std::string& from, const std::string& to) {
     const size_t at = text.find(from);
@@ -44,7 +38,7 @@ std::string toy_with_ranges(const std::string& name, const std::string& irq_rang
     const auto dir = ::ipisim::test::scratch_path(("ipisim_uncertainty_" + name));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "machines");
-    std::string machine = read(kMachines + "/toy4_arm.toml");
+    std::string machine = test::read_file(kMachines + "/toy4_arm.toml");
     replace(machine, "irq_entry = \"200 ns\"",
             "irq_entry = { value = \"200 ns\", mark = \"A\", range = " + irq_range + ", source = \"test\" }");
     if (!fabric_range.empty()) {

@@ -9,6 +9,7 @@
 #include "config/error.h"
 #include "report/plot.h"
 #include "report/results_files.h"
+#include "support/read_file.h"
 #include "support/scratch_path.h"
 
 using namespace ipisim;
@@ -162,11 +163,6 @@ std::filesystem::path scratch(const std::string& name) {
     return p;
 }
 
-std::string read(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 TEST(Plot, gnuplot_draws_svg_and_png_from_results_json_alone) {
     if (!gnuplot_available()) GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps.sh installs gnuplot-nox)";
     const auto dir = scratch("draw");
@@ -174,17 +170,17 @@ TEST(Plot, gnuplot_draws_svg_and_png_from_results_json_alone) {
     const PlotOutput out = plot_results(dir);
     EXPECT_EQ(out.note, "");
     ASSERT_EQ(out.files.size(), 2U);
-    const std::string svg = read(dir / "plot_loops_per_sec.svg");
+    const std::string svg = test::read_file(dir / "plot_loops_per_sec.svg");
     EXPECT_NE(svg.find("<svg"), std::string::npos);
     EXPECT_NE(svg.find("flush=rar"), std::string::npos);
     EXPECT_NE(svg.find("threads"), std::string::npos);
-    const std::string png = read(dir / "plot_loops_per_sec.png");
+    const std::string png = test::read_file(dir / "plot_loops_per_sec.png");
     ASSERT_GT(png.size(), 1000U);
     EXPECT_EQ(png.substr(1, 3), "PNG");
     EXPECT_TRUE(std::filesystem::exists(dir / "plot_loops_per_sec.gp"));
     // The same results draw the same SVG.
     plot_results(dir);
-    EXPECT_EQ(read(dir / "plot_loops_per_sec.svg"), svg);
+    EXPECT_EQ(test::read_file(dir / "plot_loops_per_sec.svg"), svg);
     std::filesystem::remove_all(dir);
 }
 
