@@ -164,7 +164,10 @@ sim::Task<> NumaMulticastFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask
         r.domain = true;
         r.cpus = domains[l3];
         r.domain_ack = &domain_ack(me, l3);
-        const hw::CpuId representative = r.cpus.front();
+        // Spread by initiator: the domain's CPU at position `initiator mod size`, so concurrent
+        // initiators hand their domain work to different CPUs instead of one CPU forwarding
+        // every initiator's requests in turn.
+        const hw::CpuId representative = r.cpus[me % r.cpus.size()];
         co_await push(self, representative, std::move(r));
     }
     if (own_domain) {
