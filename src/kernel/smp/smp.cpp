@@ -31,6 +31,7 @@ Smp::Smp(hw::Platform& platform, irqchip::Irqchip& ipi)
       ipi_(ipi),
       mem_(platform.memory()),
       pcpu_(platform.nr_cpus()),
+      cfd_csd_(platform.nr_cpus()),
       cfd_open_line_(platform.nr_cpus(), nullptr),
       online_(CpuMask::all(platform.nr_cpus())) {
     const hw::Topology& topo = p_.topology();
@@ -74,7 +75,9 @@ Csd& Smp::alloc_csd(CpuId owner, const char* name) {
 }
 
 Csd& Smp::cfd_csd(CpuId sender, CpuId target) {
-    Csd*& slot = cfd_csd_[(static_cast<uint64_t>(sender) << 32) | target];
+    std::vector<Csd*>& row = cfd_csd_[sender];
+    if (row.empty()) row.assign(p_.nr_cpus(), nullptr);
+    Csd*& slot = row[target];
     if (slot == nullptr) {
         // per_cpu_ptr(cfd->csd, target): in the target's per-CPU area, two CSDs per line.
         hw::CacheLine*& open = cfd_open_line_[target];

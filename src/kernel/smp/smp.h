@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "hw/cpumask.h"
@@ -120,8 +119,10 @@ private:
     std::vector<PerCpu> pcpu_;
     std::vector<std::unique_ptr<Csd>> csds_;
     // The multi-call CSD of each (sender, target) pair used so far, created at first use: the
-    // kernel's per-sender percpu array (cfd->csd) without an N x N table. Looked up only.
-    std::unordered_map<uint64_t, Csd*> cfd_csd_;
+    // kernel's per-sender percpu array (cfd->csd). A sender's row (one pointer per CPU) exists
+    // once it sends a multi-call, so CPUs that never send cost nothing; a hash map keyed by the
+    // pair cost seed 000 8% of its run time in the lookup, and took more memory per pair.
+    std::vector<std::vector<Csd*>> cfd_csd_;
     // Two 32-byte CSDs per line in a target's per-CPU area: the line still filling, per target.
     std::vector<hw::CacheLine*> cfd_open_line_;
     hw::CpuMask online_;
