@@ -45,11 +45,16 @@ struct Params {
 struct Metrics {
     double loops_per_sec = 0;
     uint64_t loops = 0;
+    double loops_per_task_per_sec = 0;
     double tlb_invalidation_share = 0;
     double lru_lock_share = 0;
     double ipis_per_loop = 0;
     double rar_ipis_per_loop = 0;
     double irqs_per_loop = 0;
+    double irqs_per_sec = 0;
+    double user_share = 0;
+    double sys_share = 0;
+    double idle_share = 0;
     double coalesced_share = 0;
     double lru_lock_rounds_per_loop = 0;
     uint64_t stale_tlb_hits = 0;
@@ -84,6 +89,20 @@ void time_shares(kernel::Kernel& k, uint32_t n, sim::Picos window, Metrics& m) {
     const double cpu_time = static_cast<double>(window.count()) * n;
     m.tlb_invalidation_share = flush_t / cpu_time;
     m.lru_lock_share = lru_t / cpu_time;
+    // The split lkp-tests reports from /proc/stat: user, system (kernel code, interrupts and
+    // kernel spin-waits) and idle, over the task CPUs.
+    auto share_of = [&](auto pred) {
+        double t = 0;
+        for (hw::CpuId c = 0; c < n; ++c) {
+            t +=
+                static_cast<double>(k.cpu_time(c, [&](const std::string&, hw::Activity a) { return pred(a); }).count());
+        }
+        return t / cpu_time;
+    };
+    m.user_share = share_of([](hw::Activity a) { return a == hw::Activity::user; });
+    m.sys_share = share_of(
+        [](hw::Activity a) { return a == hw::Activity::kernel || a == hw::Activity::irq || a == hw::Activity::spin; });
+    m.idle_share = share_of([](hw::Activity a) { return a == hw::Activity::idle; });
 }
 
 double per(uint64_t x, uint64_t total) {
@@ -113,6 +132,9 @@ public:
                 .param("loops_per_sec", &Metrics::loops_per_sec, "iterations of all tasks per second of the window")
                 .unit("1/s")
                 .param("loops", &Metrics::loops, "iterations of all tasks in the window")
+                .param("loops_per_task_per_sec", &Metrics::loops_per_task_per_sec,
+                       "loops_per_sec divided by the number of tasks (will-it-scale's per-task figure)")
+                .unit("1/s")
                 .param("tlb_invalidation_share", &Metrics::tlb_invalidation_share,
                        "share of the task CPUs' time in TLB invalidation (flush paths, IPI handling)")
                 .param("lru_lock_share", &Metrics::lru_lock_share,
@@ -123,6 +145,13 @@ public:
                 .param("irqs_per_loop", &Metrics::irqs_per_loop,
                        "interrupts the task CPUs took per iteration (any vector: cross calls, a protocol's own "
                        "IPIs or ticks)")
+                .param("irqs_per_sec", &Metrics::irqs_per_sec,
+                       "interrupts the task CPUs took per second of the window, all of them together")
+                .unit("1/s")
+                .param("user_share", &Metrics::user_share, "share of the task CPUs' time in user mode")
+                .param("sys_share", &Metrics::sys_share,
+                       "share of their time in the kernel (code, interrupts, spin-waits)")
+                .param("idle_share", &Metrics::idle_share, "share of their time idle")
                 .param("coalesced_share", &Metrics::coalesced_share,
                        "flush_tlb_func runs that returned at the generation checks")
                 .param("lru_lock_rounds_per_loop", &Metrics::lru_lock_rounds_per_loop,
@@ -179,7 +208,10 @@ public:
         m.ipis_per_loop = per((smp1.ipis_single - smp0.ipis_single) + (smp1.ipis_many - smp0.ipis_many), m.loops);
         // RAR messages delivered (to targets' microcode): the RAR protocols' "IPIs".
         m.rar_ipis_per_loop = per(k.rar_messages() - rar0, m.loops);
-        m.irqs_per_loop = per(irqs() - irqs0, m.loops);
+        const uint64_t window_irqs = irqs() - irqs0;
+        m.irqs_per_loop = per(window_irqs, m.loops);
+        m.irqs_per_sec = static_cast<double>(window_irqs) / p().measure.seconds();
+        m.loops_per_task_per_sec = m.loops_per_sec / n;
         const kernel::mm::TlbFlushStats& fl1 = mm.flush_stats();
         m.coalesced_share = per(fl1.coalesced - fl0.coalesced, fl1.flush_tlb_func - fl0.flush_tlb_func);
         m.lru_lock_rounds_per_loop = per(mm.lru().stats().lock_rounds - lock0, m.loops);

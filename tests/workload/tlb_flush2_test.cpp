@@ -47,6 +47,22 @@ TEST(TlbFlush2, threads_share_one_mm_and_shoot_down_while_processes_flush_locall
     EXPECT_EQ(t.metrics["stale_tlb_hits"].get<uint64_t>(), 0u);
 }
 
+TEST(TlbFlush2, the_lkp_figures_are_per_task_and_per_second_and_the_cpu_time_splits_into_user_sys_and_idle) {
+    const auto r = run("toy8", params(4, "mode = \"threads\"\n"));
+    const double loops_per_sec = r.metrics["loops_per_sec"].get<double>();
+    EXPECT_DOUBLE_EQ(r.metrics["loops_per_task_per_sec"].get<double>(), loops_per_sec / 4);
+    EXPECT_NEAR(r.metrics["irqs_per_sec"].get<double>(), r.metrics["irqs_per_loop"].get<double>() * loops_per_sec,
+                1e-6 * r.metrics["irqs_per_sec"].get<double>());
+    EXPECT_GT(r.metrics["irqs_per_sec"].get<double>(), 0.0);  // the shootdown IPIs
+    const double user = r.metrics["user_share"].get<double>();
+    const double sys = r.metrics["sys_share"].get<double>();
+    const double idle = r.metrics["idle_share"].get<double>();
+    EXPECT_GT(user, 0.0);                       // the loop's own page writes
+    EXPECT_GT(sys, user);                       // faults, munmap and its shootdown dominate tlb_flush2
+    EXPECT_NEAR(user + sys + idle, 1.0, 1e-9);  // every task CPU picosecond of the window, once
+    EXPECT_GE(sys, r.metrics["tlb_invalidation_share"].get<double>());  // flushing is kernel time
+}
+
 TEST(TlbFlush2, draining_the_lru_batch_in_madvise_takes_the_lru_lock_every_iteration) {
     const auto drain = run("toy8", params(2), 1, "version = \"6.18\"\nmadvise_lru_add_drain = false\n");
     const auto with = run("toy8", params(2), 1, "version = \"6.18\"\nmadvise_lru_add_drain = true\n");
