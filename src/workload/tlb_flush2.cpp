@@ -15,6 +15,7 @@
 // madvise_lru_add_drain).
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <vector>
 
 #include "kernel/mm/mm.h"
@@ -91,18 +92,18 @@ void time_shares(kernel::Kernel& k, uint32_t n, sim::Picos window, Metrics& m) {
     m.lru_lock_share = lru_t / cpu_time;
     // The split lkp-tests reports from /proc/stat: user, system (kernel code, interrupts and
     // kernel spin-waits) and idle, over the task CPUs.
-    auto share_of = [&](auto pred) {
+    auto share_of = [&](std::initializer_list<hw::Activity> acts) {
         double t = 0;
         for (hw::CpuId c = 0; c < n; ++c) {
-            t +=
-                static_cast<double>(k.cpu_time(c, [&](const std::string&, hw::Activity a) { return pred(a); }).count());
+            hw::CpuProfile& prof = k.platform().cpu(c).profile();
+            prof.settle(k.engine().now());
+            for (hw::Activity a : acts) t += static_cast<double>(prof.time_in(a).count());
         }
         return t / cpu_time;
     };
-    m.user_share = share_of([](hw::Activity a) { return a == hw::Activity::user; });
-    m.sys_share = share_of(
-        [](hw::Activity a) { return a == hw::Activity::kernel || a == hw::Activity::irq || a == hw::Activity::spin; });
-    m.idle_share = share_of([](hw::Activity a) { return a == hw::Activity::idle; });
+    m.user_share = share_of({hw::Activity::user});
+    m.sys_share = share_of({hw::Activity::kernel, hw::Activity::irq, hw::Activity::spin});
+    m.idle_share = share_of({hw::Activity::idle});
 }
 
 double per(uint64_t x, uint64_t total) {
