@@ -41,14 +41,14 @@ std::string Deadlock::rwsem_owners(const hw::SimVar* count) const {
 }
 
 const hw::SimVar* Deadlock::lock_word(const hw::SimVar* var) const {
-    if (auto q = queued_on_.find(var); q != queued_on_.end()) return q->second;
+    if (const hw::SimVar* const* word = queued_on_.find(var)) return *word;
     return var;
 }
 
 hw::CpuId Deadlock::waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus) const {
     const Waits::Wait* w = waits.current_wait(cpu);
     if (w == nullptr) return nr_cpus;
-    if (auto it = holder_.find(lock_word(w->var)); it != holder_.end()) return it->second;
+    if (const hw::CpuId* holder = holder_.find(lock_word(w->var))) return *holder;
     if (auto it = rwsem_.find(w->var); it != rwsem_.end()) {
         const RwOwners& o = it->second;
         if (o.writer) return o.writer_cpu;
@@ -61,7 +61,10 @@ hw::CpuId Deadlock::waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpu
         }
         return any;
     }
-    if (auto it = csd_target_.find(w->var); it != csd_target_.end()) return it->second;
+    if (w->var != nullptr) {
+        const size_t i = var_index(*w->var);
+        if (i < csd_target_.size() && csd_target_[i] != hw::kNoCpu) return csd_target_[i];
+    }
     return nr_cpus;
 }
 
@@ -70,15 +73,15 @@ hw::CpuId Deadlock::blocked_by(const Waits& waits, hw::CpuId cpu, uint32_t nr_cp
     const hw::CpuId target = waits_for(waits, cpu, nr_cpus);
     if (target >= nr_cpus) return nr_cpus;
     const hw::SimVar* var = waits.current_wait(cpu)->var;
-    if (holder_.count(lock_word(var)) != 0 || rwsem_.count(var) != 0) return target;
+    if (holder_.contains(lock_word(var)) || rwsem_.count(var) != 0) return target;
     return irqs_off(target) ? target : nr_cpus;  // a CSD: its target could take the IPI
 }
 
 std::vector<std::string> Deadlock::held_by(hw::CpuId cpu) const {
     std::vector<std::string> out;
-    for (const auto& [var, c] : holder_) {
+    holder_.for_each([&](const hw::SimVar* var, hw::CpuId c) {
         if (c == cpu) out.push_back(var->line().name());
-    }
+    });
     for (const auto& [var, o] : rwsem_) {
         if (o.writer && o.writer_cpu == cpu) out.push_back(var->line().name() + " (write)");
         if (std::find(o.readers.begin(), o.readers.end(), cpu) != o.readers.end()) {
@@ -97,9 +100,9 @@ std::string Deadlock::describe(const Waits& waits, hw::CpuId c, uint32_t nr_cpus
     std::string whom;
     if (target < nr_cpus) {
         const Waits::Wait* w = waits.current_wait(c);
-        if (const hw::SimVar* word = lock_word(w->var); word != w->var && holder_.count(word) != 0) {
+        if (const hw::SimVar* word = lock_word(w->var); word != w->var && holder_.contains(word)) {
             whom = fmt::format(", queued for {}, held by cpu{}", word->line().name(), target);
-        } else if (holder_.count(w->var) != 0) {
+        } else if (holder_.contains(w->var)) {
             whom = fmt::format(", held by cpu{}", target);
         } else if (const std::string owners = rwsem_owners(w->var); !owners.empty()) {
             whom = ", " + owners;

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "check/var_table.h"
 #include "check/violation.h"
 #include "check/waits.h"
 
@@ -27,10 +28,14 @@ namespace ipisim::check {
 
 class Deadlock {
 public:
-    void lock_acquired(hw::CpuId cpu, const hw::SimVar& word) { holder_[&word] = cpu; }
-    void lock_released(const hw::SimVar& word) { holder_.erase(&word); }
-    void lock_queued(const hw::SimVar& node, const hw::SimVar& word) { queued_on_[&node] = &word; }
-    void csd_locked(const hw::SimVar& flags, hw::CpuId target) { csd_target_[&flags] = target; }
+    void lock_acquired(hw::CpuId cpu, const hw::SimVar& word) { holder_.set(word, cpu); }
+    void lock_released(const hw::SimVar& word) { holder_.erase(word); }
+    void lock_queued(const hw::SimVar& node, const hw::SimVar& word) { queued_on_.set(node, &word); }
+    void csd_locked(const hw::SimVar& flags, hw::CpuId target) {
+        const size_t i = var_index(flags);
+        if (i >= csd_target_.size()) csd_target_.resize(i + 1 + csd_target_.size() / 2, hw::kNoCpu);
+        csd_target_[i] = target;
+    }
     void rwsem_acquired(hw::CpuId cpu, const hw::SimVar& count, bool write);
     void rwsem_released(hw::CpuId cpu, const hw::SimVar& count, bool write);
 
@@ -62,10 +67,13 @@ private:
     // "held for write by cpu0" / "held for read by cpu1, cpu2" (empty: not an rwsem).
     [[nodiscard]] std::string rwsem_owners(const hw::SimVar* count) const;
 
-    std::unordered_map<const hw::SimVar*, hw::CpuId> holder_;
+    // Updated on every lock, unlock and CSD lock: tables indexed by variable (var_table.h).
+    VarTable<hw::CpuId> holder_;
     std::unordered_map<const hw::SimVar*, RwOwners> rwsem_;
-    std::unordered_map<const hw::SimVar*, hw::CpuId> csd_target_;
-    std::unordered_map<const hw::SimVar*, const hw::SimVar*> queued_on_;  // MCS node -> its lock word
+    // The target of every CSD ever locked, by its flags word's var_index (kNoCpu: none); one
+    // word per slot, as there are up to nr_cpus^2 multi-call CSDs (one Memory per monitor).
+    std::vector<hw::CpuId> csd_target_;
+    VarTable<const hw::SimVar*> queued_on_;  // MCS node -> its lock word
 };
 
 }  // namespace ipisim::check
