@@ -269,13 +269,15 @@ std::string gnuplot_script(const ExperimentResults& r, const PlotSpec& spec, con
     s += fmt::format("set title {}\n", gp_string(spec.title + "\n" + subtitle));
     s += fmt::format("set xlabel {}\n", gp_string(spec.x));
     s += fmt::format("set ylabel {}\n", gp_string(spec.metric + (axis.unit.empty() ? "" : " (" + axis.unit + ")")));
-    // gnuplot overestimates the width of long key texts (by ~a fifth): give some back.
     bool any_pub = false;
     for (const ResultRow& row : r.rows) any_pub = any_pub || row.published.contains(spec.metric);
     size_t longest = 0;
     for (const Series& se : series) longest = std::max(longest, se.name.size() + (any_pub ? 12 : 0));
-    s += fmt::format("set key outside right top vertical Left reverse width -{} samplen 2\n",
-                     longest > 16 ? longest / 5 : 0);
+    // gnuplot's svg terminal overestimates the width of long key texts (by ~a fifth): give some
+    // back there. The pngcairo terminal measures them right; giving back there cut the longest
+    // entry at the image's right edge (a 31-character series name lost its last letters).
+    const size_t svg_key_giveback = longest > 16 ? longest / 5 : 0;
+    s += "set key outside right top vertical Left reverse samplen 2\n";
     s += "set grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n";
     if (!negative) s += "set yrange [0:*]\n";
     if (spec.numeric_x) {
@@ -334,10 +336,14 @@ std::string gnuplot_script(const ExperimentResults& r, const PlotSpec& spec, con
                             gp_string(name + " (published)")));
         }
     }
-    if (n == 1 && !any_pub) s += "unset key\n";  // one line, nothing beside it: the axis names it
+    const bool key_shown = n > 1 || any_pub;  // one line, nothing beside it: the axis names it
+    if (!key_shown) s += "unset key\n";
     const std::string plot_cmd = plot + "\n";
+    // (Any `set key` option turns the key back on: only for a shown key.)
+    if (key_shown) s += fmt::format("set key width -{}\n", svg_key_giveback);
     s += "set terminal svg size 1000,540 dynamic noenhanced font \"sans,12\" background rgb \"white\"\n";
     s += fmt::format("set output {}\n{}", gp_string(svg), plot_cmd);
+    if (key_shown) s += "set key width 0\n";
     s += "set terminal pngcairo size 1000,540 noenhanced font \"sans,10\" background rgb \"white\"\n";
     s += fmt::format("set output {}\nreplot\nset output\n", gp_string(png));
     return s;

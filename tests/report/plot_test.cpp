@@ -87,7 +87,20 @@ TEST(Plot, without_a_pivot_the_line_templates_metrics_are_plotted_and_doubling_s
     const std::string s = gnuplot_script(r, plans[1], "b.svg", "b.png");
     EXPECT_NE(s.find("2 50\n16 50\n"), std::string::npos) << s;  // shares in percent
     EXPECT_NE(s.find("set ylabel \"flush_share (%)\""), std::string::npos) << s;
-    EXPECT_NE(s.find("unset key"), std::string::npos) << s;  // one line, nothing published
+    EXPECT_NE(s.find("unset key"), std::string::npos) << s;      // one line, nothing published
+    EXPECT_EQ(s.find("set key width"), std::string::npos) << s;  // would turn the key back on
+}
+
+// Regression: the key's give-back for gnuplot's overestimate of long key texts applied to the
+// PNG as well, where the estimate is right, and cut "flush=numa-multicast" at the right edge.
+TEST(Plot, a_long_key_gets_width_given_back_in_the_svg_only) {
+    ExperimentResults r = seed000_like();
+    r.rows[1].params["flush"] = "numa-multicast-with-a-long-name";
+    r.rows[3].params["flush"] = "numa-multicast-with-a-long-name";
+    const std::string s = gnuplot_script(r, plan_plots(r)[0], "a.svg", "a.png");
+    // "flush=numa-multicast-with-a-long-name (published)": 37 + 12 characters, a fifth back.
+    EXPECT_NE(s.find("set key width -9\nset terminal svg"), std::string::npos) << s;
+    EXPECT_NE(s.find("set key width 0\nset terminal pngcairo"), std::string::npos) << s;
 }
 
 TEST(Plot, a_metric_that_is_zero_at_every_point_gets_no_plot) {

@@ -9,9 +9,11 @@ namespace {
 // arch/x86/include/asm/irq_vectors.h (also declared by kernel/sched/sched.h)
 constexpr uint32_t kLocalTimerVector = 0xec;
 constexpr uint32_t kTimerTagBase = 0x0E00'0000;
-// [A] local timer interrupt: hrtimer_interrupt, expire the timer-wheel softirq's timer and
-// wake_up_process() of the sleeper (path length, IPC ~1-2).
-constexpr sim::Cycles kTimerInterrupt{600};
+// The local timer interrupt that ends the sleep: hrtimer_interrupt and the expiry (the
+// scheduler's costs::local_timer_interrupt, as kernel/sched/timer.cpp pays it), then
+// wake_up_process() of the sleeper on this CPU (try_to_wake_up + ttwu_do_activate, as
+// kernel/sched/ttwu.cpp pays them for a local wake-up). One set of costs for one interrupt.
+constexpr sim::Cycles kTimerInterrupt = costs::local_timer_interrupt + costs::try_to_wake_up + costs::ttwu_do_activate;
 
 void fire_local_timer(void* obj, uint32_t) {
     static_cast<hw::Cpu*>(obj)->raise(sim::Interrupt{kLocalTimerVector, 0});

@@ -15,7 +15,6 @@ namespace ipisim::kernel::mm {
 namespace {
 // tlb_single_page_flush_ceiling (Dave Hansen, a5102476a24b): pages, tunable in debugfs.
 constexpr uint64_t kTlbSinglePageFlushCeiling = 33;
-constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
 }  // namespace
 
 sim::Task<hw::CpuMask> Mm::read_mm_cpumask(hw::Cpu& cpu, MmStruct& mm) {
@@ -42,7 +41,7 @@ sim::Task<bool> Mm::should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm) {
 
 sim::Task<> Mm::flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end, unsigned stride_shift,
                                    bool freed_tables, TlbFlushReason reason) {
-    static const uint32_t label = hw::profile_label("flush_tlb_mm_range", kFlush);
+    static const uint32_t label = hw::profile_label("flush_tlb_mm_range", hw::LabelCategory::tlb_invalidation);
     auto scope = cpu.function(label, hw::Activity::kernel);
     const hw::CpuId me = cpu.id();
     const sim::Picos began = cpu.now();
@@ -121,7 +120,7 @@ sim::Task<> Mm::release_now(hw::Cpu& cpu, TlbRelease& r) {
 }
 
 sim::Task<> Mm::native_flush_tlb_multi(hw::Cpu& cpu, const hw::CpuMask& cpumask, const FlushTlbInfo& info) {
-    static const uint32_t label = hw::profile_label("native_flush_tlb_multi", kFlush);
+    static const uint32_t label = hw::profile_label("native_flush_tlb_multi", hw::LabelCategory::tlb_invalidation);
     auto scope = cpu.function(label, hw::Activity::kernel);
     SmpCallFunc func = [this, &info](hw::Cpu& c) { return flush_tlb_func(c, info); };
     const bool all = co_await protocol_->ipi_flush_must_reach_all(cpu, info);
@@ -160,7 +159,7 @@ sim::Task<> Mm::flush_pcid_range(hw::Cpu& cpu, hw::Pcid pcid, const FlushTlbInfo
 }
 
 sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
-    static const uint32_t label = hw::profile_label("flush_tlb_func", kFlush);
+    static const uint32_t label = hw::profile_label("flush_tlb_func", hw::LabelCategory::tlb_invalidation);
     auto scope = cpu.function(label);
     const hw::CpuId me = cpu.id();
     const bool local = me == f.initiating_cpu;

@@ -14,10 +14,6 @@ using hw::Cpu;
 using hw::CpuId;
 using hw::CpuMask;
 
-namespace {
-constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
-}  // namespace
-
 void RarPlacement::order_targets(CpuId /*self*/, const CpuMask& dest, std::vector<CpuId>& order) const {
     dest.for_each([&order](CpuId c) { order.push_back(c); });
 }
@@ -33,7 +29,8 @@ SmpCallRar::SmpCallRar(hw::Platform& platform, const CpuMask& online, irqchip::I
     }
     nr_slots_ = hw_->nr_payloads();  // rar_max_payloads: min(RAR_MAX_PAYLOADS, RAR_INFO + 1)
     for (uint32_t s = 0; s < nr_slots_; ++s) {
-        rar_locks_.push_back(std::make_unique<RawSpinLock>(mem(), fmt::format("rar_locks[{}]", s), 0, kFlush));
+        rar_locks_.push_back(std::make_unique<RawSpinLock>(mem(), fmt::format("rar_locks[{}]", s), 0,
+                                                           hw::LabelCategory::tlb_invalidation));
     }
     const uint32_t n = platform.nr_cpus();
     rar_cpu_mask_.assign(n, CpuMask(n));
@@ -51,7 +48,7 @@ SmpCallRar::SmpCallRar(hw::Platform& platform, const CpuMask& online, irqchip::I
 }
 
 sim::Task<> SmpCallRar::smp_call_rar_many(Cpu& self, const CpuMask& mask, hw::Pcid pcid, uint64_t start, uint64_t end) {
-    static const uint32_t label = hw::profile_label("smp_call_rar_many", kFlush);
+    static const uint32_t label = hw::profile_label("smp_call_rar_many", hw::LabelCategory::tlb_invalidation);
     auto scope = self.function(label, hw::Activity::kernel);
     const uint64_t pages = rar_pages(start, end);
     co_await self.compute_cycles(costs::smp_call_rar_many);
@@ -133,7 +130,7 @@ sim::Task<> SmpCallRar::native_send_rar_ipi(Cpu& self, const CpuMask& dest) {
 }
 
 sim::Task<uint8_t> SmpCallRar::wait_for_action_done(Cpu& self, uint32_t slot, CpuId target) {
-    static const uint32_t label = hw::profile_label("wait_for_action_done", kFlush);
+    static const uint32_t label = hw::profile_label("wait_for_action_done", hw::LabelCategory::tlb_invalidation);
     auto scope = self.function(label);
     const sim::Picos start = self.now();
     const uint64_t word = co_await hw::spin_until(self, mem(), hw_->action_word(target, slot), [slot](uint64_t w) {

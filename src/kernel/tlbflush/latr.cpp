@@ -9,14 +9,10 @@
 
 namespace ipisim::kernel {
 
-namespace {
-constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
-}  // namespace
-
 void LatrFlush::attach(mm::Mm& mm) {
     TlbFlushProtocol::attach(mm);
     hw::Platform& p = mm.platform();
-    hw::profile_label("latr_tick", kFlush);  // tags the tick handler's label
+    hw::profile_label("latr_tick", hw::LabelCategory::tlb_invalidation);  // tags the tick handler's label
     pcpu_.resize(p.nr_cpus());
     for (hw::CpuId c = 0; c < p.nr_cpus(); ++c) {
         pcpu_[c].pending = &p.memory().new_aligned_var(fmt::format("latr_pending[{}]", c), p.topology().node_of(c));
@@ -75,7 +71,7 @@ void LatrFlush::on_tick(void* obj, uint32_t cpu) {
 }
 
 sim::Task<> LatrFlush::apply(hw::Cpu& cpu, bool at_tick) {
-    static const uint32_t label = hw::profile_label("latr_apply", kFlush);
+    static const uint32_t label = hw::profile_label("latr_apply", hw::LabelCategory::tlb_invalidation);
     PerCpu& pc = pcpu_[cpu.id()];
     if (pc.applying || pc.queue.empty()) co_return;
     auto scope = cpu.function(label);
@@ -117,7 +113,7 @@ sim::Task<> LatrFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask
         co_await mm().native_flush_tlb_multi(self, cpumask, info);
         co_return;
     }
-    static const uint32_t label = hw::profile_label("latr_flush_tlb_multi", kFlush);
+    static const uint32_t label = hw::profile_label("latr_flush_tlb_multi", hw::LabelCategory::tlb_invalidation);
     auto scope = self.function(label, hw::Activity::kernel);
     const bool all = co_await ipi_flush_must_reach_all(self, info);
     co_await self.compute_cycles(costs::smp_call_function_many_setup);

@@ -14,15 +14,11 @@
 
 namespace ipisim::kernel {
 
-namespace {
-constexpr hw::LabelCategory kFlush = hw::LabelCategory::tlb_invalidation;
-}  // namespace
-
 void NumaMulticastFlush::attach(mm::Mm& mm) {
     TlbFlushProtocol::attach(mm);
     hw::Platform& p = mm.platform();
     hw::Memory& mem = p.memory();
-    hw::profile_label("sysvec_numa_multicast", kFlush);  // tags the handler's label
+    hw::profile_label("sysvec_numa_multicast", hw::LabelCategory::tlb_invalidation);  // tags the handler's label
     for (hw::CpuId c = 0; c < p.nr_cpus(); ++c) {
         const uint32_t node = p.topology().node_of(c);
         Mailbox box;
@@ -71,7 +67,7 @@ sim::Task<> NumaMulticastFlush::flush_and_ack(hw::Cpu& self, const mm::FlushTlbI
 }
 
 sim::Task<> NumaMulticastFlush::represent(hw::Cpu& self, const Request& r) {
-    static const uint32_t label = hw::profile_label("numa_mc_represent", kFlush);
+    static const uint32_t label = hw::profile_label("numa_mc_represent", hw::LabelCategory::tlb_invalidation);
     auto scope = self.function(label);
     hw::SimVar& dom = *r.domain_ack;
     co_await self.compute_cycles(costs::smp_call_function_many_setup);
@@ -112,7 +108,7 @@ sim::Task<> NumaMulticastFlush::represent(hw::Cpu& self, const Request& r) {
 }
 
 sim::Task<> NumaMulticastFlush::handle_mailbox(hw::Cpu& self) {
-    static const uint32_t label = hw::profile_label("numa_mc_flush_mailbox", kFlush);
+    static const uint32_t label = hw::profile_label("numa_mc_flush_mailbox", hw::LabelCategory::tlb_invalidation);
     auto scope = self.function(label);
     Mailbox& box = mailbox_[self.id()];
     const uint64_t taken = co_await mm().mem().xchg(self.id(), *box.head, 0);
@@ -134,7 +130,7 @@ sim::Task<> NumaMulticastFlush::handle_mailbox(hw::Cpu& self) {
 
 sim::Task<> NumaMulticastFlush::flush_tlb_multi(hw::Cpu& self, const hw::CpuMask& cpumask,
                                                 const mm::FlushTlbInfo& info) {
-    static const uint32_t label = hw::profile_label("numa_mc_flush_tlb_multi", kFlush);
+    static const uint32_t label = hw::profile_label("numa_mc_flush_tlb_multi", hw::LabelCategory::tlb_invalidation);
     auto scope = self.function(label, hw::Activity::kernel);
     ++stats_.flushes;
     const hw::Topology& topo = mm().platform().topology();
