@@ -9,6 +9,8 @@
 
 namespace ipisim::check {
 
+// A bound on waiting, so the worst case: exit_latency, the declared bound, never below the wake
+// latency a wait actually pays (the machine reader rejects wake_latency > exit_latency).
 sim::Picos default_wait_bound(const hw::MachineSpec& machine) {
     sim::Picos slowest;
     for (const hw::IdleState& s : machine.idle) slowest = std::max(slowest, s.exit_latency);

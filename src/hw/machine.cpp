@@ -23,6 +23,10 @@ std::vector<IdleState> parse_idle(config::Table& root, config::Conditions& conds
         t.finish();
         if (!names.insert(s.name).second) t.fail("name", fmt::format("duplicate idle state \"{}\"", s.name));
         if (s.polling && !out.empty()) t.fail("polling", "only the first (shallowest) idle state may poll");
+        if (s.wake_latency > s.exit_latency) {
+            t.fail("wake_latency", fmt::format("{} is longer than the state's exit_latency {}, its worst-case bound",
+                                               sim::to_string(s.wake_latency), sim::to_string(s.exit_latency)));
+        }
         if (!out.empty() && s.exit_latency < out.back().exit_latency) {
             t.fail("exit_latency", "idle states must be listed shallowest first (exit_latency not decreasing)");
         }

@@ -76,8 +76,14 @@ struct CpuSpec {
 // One [[idle]] state, shallowest first.
 struct IdleState {
     std::string name;
+    // The declared worst-case exit latency (intel_idle tables, ACPI _CST, PSCI): what the
+    // cpuidle governor plans with (drivers/cpuidle/governors/menu.c menu_select() compares it
+    // to the PM QoS latency limit), not the time a wake takes.
     sim::Picos exit_latency;
     sim::Picos target_residency;
+    // The time from the wake event (interrupt, RAR, monitored write) until the core executes
+    // again: what a wake costs. At most exit_latency (docs/calibration.md, idle rows).
+    sim::Picos wake_latency;
     bool polling = false;  // POLL / idle=poll: monitors its flag, needs no IPI to wake
 };
 

@@ -105,8 +105,13 @@ const config::Schema<IdleState>& idle_schema() {
     static const auto s = [] {
         config::Schema<IdleState> i("machine.idle", "[[idle]]: the cpuidle states, shallowest first");
         i.param("name", &IdleState::name, "state name (POLL, C1, WFI, ...)");
-        i.param("exit_latency", &IdleState::exit_latency, "wake-up latency out of the state").cost();
+        i.param("exit_latency", &IdleState::exit_latency,
+                "declared worst-case exit latency: the bound the cpuidle governor plans with")
+            .cost();
         i.param("target_residency", &IdleState::target_residency, "minimum stay the governor plans for").cost();
+        i.param("wake_latency", &IdleState::wake_latency,
+                "time a wake-up out of the state takes until the core runs again (at most exit_latency)")
+            .cost();
         i.param("polling", &IdleState::polling, "the CPU polls its flags (wakes without an IPI); first state only");
         return i;
     }();

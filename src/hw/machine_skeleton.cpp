@@ -51,6 +51,7 @@ const std::map<std::string, Placeholder, std::less<>>& placeholders() {
         {"cpu.smt_throughput_percent", {60, 50, 100}},
         {"idle.exit_latency", {1000 * ns}},
         {"idle.target_residency", {2000 * ns}},
+        {"idle.wake_latency", {250 * ns, 100 * ns, 500 * ns}},  // below exit_latency's whole range
         {"intc.params.icr_write", {40 * ns}},
         {"intc.params.icr_read", {30 * ns}},
         {"intc.params.icr_busy", {150 * ns}},

@@ -18,7 +18,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "machine show exited ${rc}: ${err}")
 endif()
 expect_in("machine show" "${out}" "sapphire_rapids_30c: " "package 0: CPUs 0-59" "L3 0 (node 0): CPUs 0-59"
-          "core 0: cpu0 [0x0]  cpu30 [0x1]" "distance classes:" "cpu0 -> cpu30" "idle states:"
+          "core 0: cpu0 [0x0]  cpu30 [0x1]" "distance classes:" "cpu0 -> cpu30" "idle states:" "wake_latency"
           "coherence.same_l3" "intc.params.icr_busy" "tlb.rar_per_payload")
 
 execute_process(COMMAND ${IPISIM} --machines ${SRC}/machines machine show ${SRC}/machines/toy4_arm.toml

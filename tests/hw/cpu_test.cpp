@@ -129,6 +129,27 @@ TEST(Cpu, an_idle_cpu_pays_its_c_state_exit_latency_before_the_handler) {
     EXPECT_EQ(cpu.profile().time_in(hw::Activity::idle), 2000_ns + 1000_ns);
 }
 
+TEST(Cpu, an_idle_cpu_pays_its_c_state_wake_latency_not_the_declared_exit_latency) {
+    hw::MachineSpec spec = toy("toy2");
+    spec.idle[1].wake_latency = 400_ns;  // C1 declares 1 us, the bound; the wake takes 400 ns
+    sim::Engine eng;
+    Cpu cpu(eng, 0, spec);
+    cpu.set_idle_state(1);
+    std::vector<Picos> entered;
+    cpu.set_irq_handler(0xfb, "ipi", handler_of(0_ns, &entered));
+    Picos back;
+    auto body = [&]() -> sim::Proc {
+        co_await cpu.idle();
+        back = eng.now();
+    };
+    cpu.set_running(&eng.spawn("cpu0", body()));
+    raise_at(eng, 2000_ns, cpu, 0xfb);
+    eng.run();
+    EXPECT_EQ(entered, (std::vector<Picos>{2650_ns}));  // 2000 + 400 wake + 200 entry + 50 EOI
+    EXPECT_EQ(back, 2750_ns);                           // + 100 exit
+    EXPECT_EQ(cpu.profile().time_in(hw::Activity::idle), 2000_ns + 400_ns);
+}
+
 TEST(Cpu, a_polling_idle_cpu_is_woken_without_an_interrupt) {
     hw::MachineSpec spec = toy("toy2");
     sim::Engine eng;
@@ -188,6 +209,7 @@ smt_throughput_percent = 50
 [[idle]]
 name = "C1"
 exit_latency = "1 us"
+wake_latency = "1 us"
 target_residency = "2 us"
 polling = false
 [intc]

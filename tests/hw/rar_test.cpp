@@ -210,6 +210,27 @@ TEST(Rar, an_idle_target_wakes_with_its_exit_latency_and_loses_no_compute_time) 
     EXPECT_EQ(rig.cpus[1]->irqs_taken(), 0u);
 }
 
+TEST(Rar, an_idle_target_wakes_with_its_wake_latency_not_the_declared_exit_latency) {
+    Rig rig;
+    rig.spec.idle[1].wake_latency = 300_ns;  // C1 declares 1 us
+    rig.tlbs[1]->fill(1, 0, 0_ns);
+    rig.cpus[1]->set_idle_state(1);
+    Picos cleared;
+    auto target = [&]() -> sim::Proc { co_await rig.cpus[1]->idle(); };
+    rig.start(1, target());
+    auto sender = [&]() -> sim::Proc {
+        co_await rig.rar->write_payload(0, 0, pages(1, 0, 1));
+        co_await rig.rar->set_action_pending(0, 1, 0);
+        rig.rar->deliver(1, 0);  // at 150 ns
+        co_await rig.mem.wait_until(0, rig.rar->action_word(1, 0),
+                                    [](uint64_t v) { return hw::Rar::action_byte(v, 0) != hw::kRarPending; });
+        cleared = rig.eng.now();
+    };
+    rig.start(0, sender());
+    rig.eng.run_until(10_us);
+    EXPECT_EQ(cleared, 450_ns + 300_ns);  // the busy timeline, after the 300 ns wake
+}
+
 TEST(Rar, a_payload_of_more_than_63_pages_is_rejected) {
     Rig rig;
     bool threw = false;

@@ -185,6 +185,30 @@ TEST(Smp, an_idle_target_adds_its_exit_latency_to_the_round_trip) {
     EXPECT_EQ(round_trip(2) - round_trip(1), 99_us);
 }
 
+TEST(Smp, an_idle_target_adds_its_wake_latency_not_its_exit_latency_to_the_round_trip) {
+    auto round_trip = [](sim::Picos c6_wake) {
+        hw::MachineSpec m = test::load_test_machine("toy2");
+        m.idle[2].wake_latency = c6_wake;  // C6 declares 100 us
+        World w(std::move(m));
+        w.plat->cpu(1).set_idle_state(2);
+        Picos d;
+        w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
+            for (int i = 0; i < 2; ++i) {  // the second call is warm
+                co_await cpu.compute(500_us);
+                Picos start = w.eng.now();
+                co_await w.k->smp().smp_call_function_single(cpu, 1, empty_func(), true);
+                d = w.eng.now() - start;
+            }
+            w.eng.stop();
+        });
+        w.k->boot();
+        w.eng.run();
+        return d;
+    };
+    // A 30 us wake instead of the declared 100 us: the round trip is exactly 70 us shorter.
+    EXPECT_EQ(round_trip(100_us) - round_trip(30_us), 70_us);
+}
+
 TEST(Smp, many_call_overlaps_the_local_run_and_waits_for_every_target) {
     World w("toy8");
     int calls = 0;

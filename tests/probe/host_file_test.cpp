@@ -107,6 +107,25 @@ TEST(ProbeHostFile, cpuidle_states_are_the_drivers_declared_values_marked_p) {
     }
 }
 
+TEST(ProbeHostFile, a_probed_states_wake_latency_is_assumed_half_its_declared_exit_latency) {
+    ProbeResults r = sample_results();
+    r.cpuidle.driver = "intel_idle";
+    r.cpuidle.states = {{"POLL", 0, 0, false}, {"C1", 1, 1, false}, {"C6", 170, 500, false}};
+    const std::string text = host_machine_text(r);
+    const config::CostRecord costs = check_host_file(config::Document::parse(text, "host.toml")).costs;
+    const hw::MachineSpec m = load_host_machine(text, "host.toml");
+    ASSERT_EQ(m.idle.size(), 3U);
+    EXPECT_EQ(m.idle[0].wake_latency, sim::Picos::zero());
+    EXPECT_EQ(m.idle[1].wake_latency, sim::Picos(500'000));
+    EXPECT_EQ(m.idle[2].wake_latency, sim::Picos(85'000'000));
+    EXPECT_EQ(cost(costs, "idle[0].wake_latency").provenance.mark, config::Mark::P);
+    const config::CostValue c6 = cost(costs, "idle[2].wake_latency");
+    EXPECT_EQ(c6.provenance.mark, config::Mark::A);
+    ASSERT_TRUE(c6.provenance.range.has_value());
+    EXPECT_EQ(c6.provenance.range->lo, 17'000'000.0);   // a tenth of the declared 170 us
+    EXPECT_EQ(c6.provenance.range->hi, 170'000'000.0);  // all of it
+}
+
 TEST(ProbeHostFile, without_cpuidle_one_halt_state_is_assumed) {
     const hw::MachineSpec m = load_host_machine(host_machine_text(sample_results()), "h");
     ASSERT_EQ(m.idle.size(), 1U);

@@ -391,11 +391,15 @@ def machine_cases():
     machine("M33", "numa_nodes that do not divide", edit(m, "numa_nodes = 1", "numa_nodes = 3"),
             key="topology.numa_nodes")
     machine("M34", "numa_nodes = 0", edit(m, "numa_nodes = 1", "numa_nodes = 0"), key="topology.numa_nodes")
-    machine("M35", "no [[idle]] states", re.sub(r"\[\[idle\]\]\n(.*\n){4}", "", m))
+    machine("M35", "no [[idle]] states", re.sub(r"\[\[idle\]\]\n(.*\n){5}", "", m))
     machine("M36", "duplicate idle state names", edit(m, 'name = "C6"', 'name = "C1"'), key="idle[2].name")
     machine("M37", "a deeper idle state polls", edit(m, "polling = false", "polling = true", count=2))
-    machine("M38", "idle states not sorted", edit(m, 'exit_latency = "100 us"', 'exit_latency = "0.5 us"'),
+    machine("M38", "idle states not sorted",
+            edit(edit(m, 'exit_latency = "100 us"', 'exit_latency = "0.5 us"'), 'wake_latency = "100 us"',
+                 'wake_latency = "0.5 us"'),
             key="idle[2].exit_latency")
+    machine("M38b", "an idle state's wake_latency above its exit_latency",
+            edit(m, 'wake_latency = "1 us"', 'wake_latency = "1.5 us"'), key="idle[1].wake_latency")
     machine("M39", "fabric capacity = 0", edit(m, "capacity = 64", "capacity = 0"), key="intc.fabric.capacity")
     machine("M40", "fabric capacity = -1", edit(m, "capacity = 64", "capacity = -1"), key="intc.fabric.capacity")
     machine("M41", "fabric capacity = 2^32", edit(m, "capacity = 64", "capacity = 4294967296"),
@@ -431,7 +435,7 @@ def machine_cases():
             key="tlb.invlpgb_count_max")
     machine("M65", "the toy4 copy unchanged (control)", m, expect="ok")
     machine("M66", "the toy4_arm copy unchanged (control)", TOY4_ARM, expect="ok", arm=True)
-    machine("M67", "idle exit_latency 1e6 s (huge but legal; control)", edit(m, '"100 us"', '"1e6 s"'), expect="ok")
+    machine("M67", "idle exit_latency 1e6 s (huge but legal; control)", edit(m, 'exit_latency = "100 us"', 'exit_latency = "1e6 s"'), expect="ok")
     machine("M68", "smt_throughput_percent = 101", edit(m, "smt_throughput_percent = 50", "smt_throughput_percent = 101"),
             key="cpu.smt_throughput_percent")
     machine("M69", "line_occupancy negative", edit(m, 'line_occupancy = "0 ns"', 'line_occupancy = "-1 ns"'),

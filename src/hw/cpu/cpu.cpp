@@ -184,7 +184,7 @@ sim::Task<> Cpu::idle() {
     in_idle_ = false;
     polling_ = false;
     ++idle_wakeups_;
-    if (st != nullptr) co_await stall(st->exit_latency);
+    if (st != nullptr) co_await stall(st->wake_latency);  // not exit_latency: that is the governor's bound
     profile_.change(saved_label, saved_activity, now());
     if (w.interrupted()) co_await take_irq(w.irq);
 }

@@ -68,7 +68,7 @@ public:
     // handled (when IRQs are on) and the wait resumes.
     sim::Task<> wait_on(sim::Signal& sig);
 
-    // Idle: enters the selected C-state until an interrupt (paid with the state's exit latency,
+    // Idle: enters the selected C-state until an interrupt (paid with the state's wake latency,
     // then handled) or, in a polling state, a wake_polling() without IPI.
     sim::Task<> idle();
     void set_idle_state(size_t index);

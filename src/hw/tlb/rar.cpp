@@ -123,7 +123,7 @@ sim::Proc Rar::microcode(CpuId cpu) {
         pc.kicked = false;
         const Cpu* c = cpus_[cpu];
         if (c != nullptr && c->in_idle() && c->idle_state() != nullptr && !c->idle_state()->polling) {
-            co_await sim::delay(eng_, c->idle_state()->exit_latency);  // the core wakes up first
+            co_await sim::delay(eng_, c->idle_state()->wake_latency);  // the core wakes up first
         }
         pc.charged = eng_.now();
         co_await scan(cpu);

@@ -22,7 +22,7 @@
 // the microcode busy at the target's door, and the idle hook, called when the microcode stops,
 // lets the next one in; the sender's ICR is busy until the reply to the acceptance (hw/intc/
 // xapic_mmio.h). Deliveries then never find the microcode busy. Processing: if the CPU
-// sits in a non-polling C-state, first its exit latency; then a scan loads the action vector
+// sits in a non-polling C-state, first its wake latency; then a scan loads the action vector
 // words one by one and, for each PENDING slot, loads the payload line, works
 // tlb.rar_per_payload, applies the invalidation to the target's TLB, and stores SUCCESS into
 // the slot's byte. Scans repeat while deliveries arrived during the previous one. RAR runs

@@ -10,6 +10,10 @@
 //           predicted here [A], so POLL is never chosen while a physical state exists)
 //   the tick stays on when the chosen state is not the deepest: if the CPU is still idle one
 //   tick later, the timer interrupt wakes it and the next choice predicts a long interval.
+// The governor plans with the declared bounds, never with a state's wake_latency: menu_select()
+// (drivers/cpuidle/governors/menu.c) compares target_residency_ns to the prediction and
+// exit_latency_ns only to the PM QoS latency limit (`s->exit_latency_ns > latency_req`); no
+// PM QoS request is modeled, so that limit never binds here.
 // [A] menu's 8-interval typical-interval filter and correction factors are reduced to "the
 // last interval"; a steady pattern (the seed 001 case) gives the same choice.
 #pragma once
