@@ -61,9 +61,13 @@ struct CoherenceSpec {
 
 // [cpu]: costs of kernel-entry-level operations on one CPU.
 struct CpuSpec {
-    sim::Picos irq_entry;       // IDT/exception vectoring + entry code up to the handler
-    sim::Picos irq_exit;        // irq_exit checks + return
-    sim::Picos eoi;             // x2APIC: WRMSR; xAPIC: MMIO write; GICv3: ICC_EOIR1_EL1 write
+    sim::Picos irq_entry;  // IDT/exception vectoring + entry code up to the handler
+    sim::Picos irq_exit;   // irq_exit checks + return
+    sim::Picos eoi;        // x2APIC: WRMSR; xAPIC: MMIO write; GICv3: ICC_EOIR1_EL1 write
+    // Indirect cost of an interrupt to the code it interrupted (pipeline refill, cache, TLB and
+    // branch-predictor state evicted by the handler): paid once, when that code runs again
+    // after the interrupt, or a burst of them (Cpu::take_irq, docs/mechanisms.md §4.4).
+    sim::Picos irq_pollution;
     sim::Picos context_switch;  // CFS switch between two threads
     sim::Picos syscall;         // null syscall round trip
     sim::Picos rdmsr;           // e.g. APERF/MPERF (arm64: a system-register read)

@@ -82,6 +82,9 @@ const config::Schema<CpuSpec>& cpu_schema() {
         c.param("irq_entry", &CpuSpec::irq_entry, "interrupt vectoring and entry code up to the handler").cost();
         c.param("irq_exit", &CpuSpec::irq_exit, "irq_exit checks and return").cost();
         c.param("eoi", &CpuSpec::eoi, "end of interrupt (x2APIC WRMSR, xAPIC MMIO write, ICC_EOIR1_EL1)").cost();
+        c.param("irq_pollution", &CpuSpec::irq_pollution,
+                "indirect cost to the interrupted code of one interrupt (or burst): cache, TLB and pipeline refill")
+            .cost();
         c.param("context_switch", &CpuSpec::context_switch, "CFS switch between two threads").cost();
         c.param("syscall", &CpuSpec::syscall, "null system call round trip").cost();
         c.param("rdmsr", &CpuSpec::rdmsr, "one MSR read, e.g. APERF/MPERF (arm64: a system-register read)").cost();

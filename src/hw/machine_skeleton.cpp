@@ -43,6 +43,7 @@ const std::map<std::string, Placeholder, std::less<>>& placeholders() {
         {"cpu.irq_entry", {250 * ns}},
         {"cpu.irq_exit", {150 * ns}},
         {"cpu.eoi", {40 * ns}},
+        {"cpu.irq_pollution", {500 * ns, 150 * ns, 1500 * ns}},
         {"cpu.context_switch", {600 * ns}},
         {"cpu.syscall", {70 * ns}},
         {"cpu.rdmsr", {50 * ns}},

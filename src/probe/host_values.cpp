@@ -174,6 +174,14 @@ toml::table HostValues::cpu() const {
     t.insert_or_assign(
         "eoi", assumed_cycles(200, 50, 400, split + (vm_ ? "; a KVM guest's paravirtual EOI avoids the VM exit" : "")));
     t.insert_or_assign(
+        "irq_pollution",
+        assumed_cycles(1000, 300, 3000,
+                       "indirect cost of an interrupt to the code it interrupts (pipeline refill; cache, TLB and "
+                       "branch-predictor state evicted by the handler): FlexSC (Soares & Stumm, OSDI'10) shows IPC "
+                       "recovering over thousands of cycles after one syscall; an IPI handler's footprint is smaller, "
+                       "so of the order of its ~1212-cycle direct cost (docs/calibration.md); not measurable by the "
+                       "probe"));
+    t.insert_or_assign(
         "context_switch",
         measured_or_assumed(r_.pipe_same_cpu_ns,
                             fmt::format("pipe ping-pong of two threads on CPU {}, half round trip (a write, a wake-up, "

@@ -67,8 +67,20 @@ sim::Task<> Cpu::compute(Picos work) {
     uint64_t remaining = work.count() + stolen_;
     stolen_ = 0;
     if (remaining == 0) co_return;
+    // The code an interrupt can pollute is the CPU's own context, not a handler's compute.
+    const bool context = irq_depth_ == 0;
+    if (context) {
+        // A refill still owed from before an idle period is void: idle left nothing warm.
+        if (warm_wakeups_ != idle_wakeups_) pollution_owed_ = 0;
+        warm_ = true;
+        warm_wakeups_ = idle_wakeups_;
+    }
     set_busy(true);
     while (remaining > 0) {
+        if (context && pollution_owed_ > 0) {
+            co_await refill();
+            continue;
+        }
         const uint64_t rate = rate_percent();
         const uint64_t duration = (remaining * 100 + rate - 1) / rate;
         const Picos start = now();
@@ -120,10 +132,40 @@ sim::Task<> Cpu::local_irq_enable() {
     if (p.unmask()) co_await take_irq(p.take_pending());
 }
 
+sim::Task<> Cpu::refill() {
+    static const uint32_t label = profile_label("irq_pollution");
+    const uint32_t saved_label = profile_.label();
+    const Activity saved_activity = profile_.activity();
+    profile_.change(label, Activity::irq, now());
+    // Cache misses and pipeline refill: latency-bound, not slowed by a busy SMT sibling.
+    while (pollution_owed_ > 0) {
+        const Picos start = now();
+        sim::Wake w = co_await replan_.wait_for(Picos(pollution_owed_));
+        const uint64_t done = (now() - start).count();
+        pollution_owed_ = (w.timed_out() || done >= pollution_owed_) ? 0 : pollution_owed_ - done;
+        if (w.interrupted()) {
+            set_busy(false);
+            co_await take_irq(w.irq);  // owes the whole refill again (see take_irq)
+            set_busy(true);
+        }
+    }
+    profile_.change(saved_label, saved_activity, now());
+}
+
 sim::Task<> Cpu::take_irq(sim::Interrupt irq) {
     sim::Process& p = self();
     const uint32_t saved_label = profile_.label();
     const Activity saved_activity = profile_.activity();
+    // Interrupt pollution (docs/mechanisms.md §4.4): the handlers evict part of the interrupted
+    // code's cache, TLB and branch-predictor state and drain its pipeline; that code pays the
+    // refill, irq_pollution, when it next runs (Cpu::compute). Only a context that ran code since
+    // the CPU last left idle has state to lose: an idle CPU's, or one just woken, has none.
+    // Once per burst, not per interrupt: interrupts taken back to back (the pending loop below, or
+    // several before the code runs again) evict the same sets, so one refill restores them. An
+    // interrupt that arrives during the refill evicts again what was refilled so far: the owed
+    // refill is the whole cost again (max rule, never a sum).
+    const bool polluting = irq_depth_ == 0 && warm_ && warm_wakeups_ == idle_wakeups_;
+    ++irq_depth_;
     p.mask();  // hardware disables interrupts on entry
     for (;;) {
         ++irqs_taken_;
@@ -143,6 +185,11 @@ sim::Task<> Cpu::take_irq(sim::Interrupt irq) {
         if (!p.unmask()) break;
         irq = p.take_pending();
         p.mask();
+    }
+    --irq_depth_;
+    if (polluting) {
+        pollution_owed_ = spec_.cpu.irq_pollution.count();
+        ++pollutions_;
     }
     profile_.change(saved_label, saved_activity, now());
 }

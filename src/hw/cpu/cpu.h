@@ -11,7 +11,8 @@
 // interrupted wait (compute, spin, idle) is detached at once; the CPU runs IRQ entry, EOI, the
 // handler registered for the vector, and IRQ exit with IRQs disabled, then handles whatever
 // became pending meanwhile, then resumes the interrupted work (a compute finishes late by
-// exactly the time spent in interrupts). IRQs disabled = the running process's interrupt mask.
+// exactly the time spent in interrupts, plus the refill irq_pollution the interrupted code pays
+// when it computes again; see take_irq). IRQs disabled = the running process's interrupt mask.
 #pragma once
 
 #include <cstdint>
@@ -94,6 +95,8 @@ public:
     [[nodiscard]] const CpuProfile& profile() const { return profile_; }
     [[nodiscard]] uint64_t irqs_taken() const { return irqs_taken_; }
     [[nodiscard]] uint64_t idle_wakeups() const { return idle_wakeups_; }
+    // Interrupts (or back-to-back bursts) that left the interrupted code a refill to pay.
+    [[nodiscard]] uint64_t pollutions() const { return pollutions_; }
 
     // RAII: charges time to `label` (and `activity`, if given) until the scope ends.
     class Scope {
@@ -122,6 +125,8 @@ private:
     uint32_t rate_percent() const;
     void set_busy(bool b);
     sim::Process& self() const;
+    // Pays pollution_owed_: the interrupted context refilling what the handlers evicted.
+    sim::Task<> refill();
 
     sim::Engine& eng_;
     CpuId id_;
@@ -140,6 +145,13 @@ private:
     size_t idle_index_ = 0;
     uint64_t irqs_taken_ = 0;
     uint64_t idle_wakeups_ = 0;
+    // Interrupt pollution (take_irq): the context's code ran since the CPU last left idle
+    // (warm_ with the idle_wakeups_ count at that time), and the refill it still owes, in ps.
+    uint32_t irq_depth_ = 0;
+    bool warm_ = false;
+    uint64_t warm_wakeups_ = 0;
+    uint64_t pollution_owed_ = 0;
+    uint64_t pollutions_ = 0;
     CpuProfile profile_;
 };
 
