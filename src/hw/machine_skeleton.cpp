@@ -15,73 +15,73 @@ namespace ipisim::hw {
 
 namespace {
 
-constexpr double ns = 1000;  // ps
-constexpr double auto_range = -1;
+constexpr double kNs = 1000;  // ps
+constexpr double kAutoRange = -1;
 
 // A placeholder: value in the parameter's base unit (ps, kHz, plain), and its range (auto:
 // half to twice the value, within the parameter's bounds).
 struct Placeholder {
     double value;
-    double lo = auto_range;
-    double hi = auto_range;
+    double lo = kAutoRange;
+    double hi = kAutoRange;
 };
 
 // Round, conservative values so a skeleton runs; keyed by section.key ("idle" for [[idle]]).
 const std::map<std::string, Placeholder, std::less<>>& placeholders() {
     static const std::map<std::string, Placeholder, std::less<>> p = {
         {"clock", {2'000'000, 1'000'000, 4'000'000}},
-        {"coherence.l1_hit", {1 * ns}},
-        {"coherence.smt", {10 * ns}},
-        {"coherence.same_l3", {30 * ns}},
-        {"coherence.same_die", {80 * ns}},
-        {"coherence.same_package", {120 * ns}},
-        {"coherence.cross_package", {200 * ns}},
-        {"coherence.remote_home_extra", {90 * ns}},
-        {"coherence.memory_local", {90 * ns}},
-        {"coherence.memory_remote", {140 * ns}},
-        {"coherence.line_occupancy", {5 * ns}},
-        {"cpu.irq_entry", {250 * ns}},
-        {"cpu.irq_exit", {150 * ns}},
-        {"cpu.eoi", {40 * ns}},
-        {"cpu.irq_pollution", {500 * ns, 150 * ns, 1500 * ns}},
-        {"cpu.context_switch", {600 * ns}},
-        {"cpu.syscall", {70 * ns}},
-        {"cpu.rdmsr", {50 * ns}},
-        {"cpu.wrmsr", {50 * ns}},
-        {"cpu.rdmsr_qm_ctr", {200 * ns}},
+        {"coherence.l1_hit", {1 * kNs}},
+        {"coherence.smt", {10 * kNs}},
+        {"coherence.same_l3", {30 * kNs}},
+        {"coherence.same_die", {80 * kNs}},
+        {"coherence.same_package", {120 * kNs}},
+        {"coherence.cross_package", {200 * kNs}},
+        {"coherence.remote_home_extra", {90 * kNs}},
+        {"coherence.memory_local", {90 * kNs}},
+        {"coherence.memory_remote", {140 * kNs}},
+        {"coherence.line_occupancy", {5 * kNs}},
+        {"cpu.irq_entry", {250 * kNs}},
+        {"cpu.irq_exit", {150 * kNs}},
+        {"cpu.eoi", {40 * kNs}},
+        {"cpu.irq_pollution", {500 * kNs, 150 * kNs, 1500 * kNs}},
+        {"cpu.context_switch", {600 * kNs}},
+        {"cpu.syscall", {70 * kNs}},
+        {"cpu.rdmsr", {50 * kNs}},
+        {"cpu.wrmsr", {50 * kNs}},
+        {"cpu.rdmsr_qm_ctr", {200 * kNs}},
         {"cpu.smt_throughput_percent", {60, 50, 100}},
-        {"idle.exit_latency", {1000 * ns}},
-        {"idle.target_residency", {2000 * ns}},
-        {"idle.wake_latency", {250 * ns, 100 * ns, 500 * ns}},  // below exit_latency's whole range
-        {"intc.params.icr_write", {40 * ns}},
-        {"intc.params.icr_read", {30 * ns}},
-        {"intc.params.icr_busy", {150 * ns}},
-        {"intc.params.icr_busy_per_inflight", {20 * ns}},
-        {"intc.params.rar_reply", {300 * ns}},
-        {"intc.params.fence", {20 * ns}},
-        {"intc.params.sgi1r_write", {20 * ns}},
-        {"intc.params.dsb_st", {40 * ns}},
-        {"intc.params.dsb_ishst", {20 * ns}},
-        {"intc.params.isb", {10 * ns}},
-        {"intc.fabric.self", {300 * ns}},
-        {"intc.fabric.smt", {300 * ns}},
-        {"intc.fabric.same_l3", {400 * ns}},
-        {"intc.fabric.same_die", {450 * ns}},
-        {"intc.fabric.same_package", {500 * ns}},
-        {"intc.fabric.cross_package", {700 * ns}},
+        {"idle.exit_latency", {1000 * kNs}},
+        {"idle.target_residency", {2000 * kNs}},
+        {"idle.wake_latency", {250 * kNs, 100 * kNs, 500 * kNs}},  // below exit_latency's whole range
+        {"intc.params.icr_write", {40 * kNs}},
+        {"intc.params.icr_read", {30 * kNs}},
+        {"intc.params.icr_busy", {150 * kNs}},
+        {"intc.params.icr_busy_per_inflight", {20 * kNs}},
+        {"intc.params.rar_reply", {300 * kNs}},
+        {"intc.params.fence", {20 * kNs}},
+        {"intc.params.sgi1r_write", {20 * kNs}},
+        {"intc.params.dsb_st", {40 * kNs}},
+        {"intc.params.dsb_ishst", {20 * kNs}},
+        {"intc.params.isb", {10 * kNs}},
+        {"intc.fabric.self", {300 * kNs}},
+        {"intc.fabric.smt", {300 * kNs}},
+        {"intc.fabric.same_l3", {400 * kNs}},
+        {"intc.fabric.same_die", {450 * kNs}},
+        {"intc.fabric.same_package", {500 * kNs}},
+        {"intc.fabric.cross_package", {700 * kNs}},
         {"intc.fabric.capacity", {64}},
-        {"intc.fabric.accept", {20 * ns}},
-        {"intc.fabric.router_service", {0, 0, 200 * ns}},  // 0: no interrupt router modeled
+        {"intc.fabric.accept", {20 * kNs}},
+        {"intc.fabric.router_service", {0, 0, 200 * kNs}},  // 0: no interrupt router modeled
         {"tlb.entries", {1536}},
-        {"tlb.invlpg", {100 * ns}},
-        {"tlb.full_flush", {50 * ns}},
-        {"tlb.invpcid_addr", {100 * ns}},
-        {"tlb.invpcid_all", {400 * ns}},
-        {"tlb.refill_per_entry", {20 * ns}},
+        {"tlb.invlpg", {100 * kNs}},
+        {"tlb.full_flush", {50 * kNs}},
+        {"tlb.invpcid_addr", {100 * kNs}},
+        {"tlb.invpcid_all", {400 * kNs}},
+        {"tlb.refill_per_entry", {20 * kNs}},
         {"tlb.invlpgb_count_max", {0, 0, 64}},  // 0: none until CPUID says otherwise
         {"tlb.rar_payloads", {0, 0, 64}},
-        {"tlb.tlbi_is", {20 * ns}},
-        {"tlb.dsb_ish", {1000 * ns}},
+        {"tlb.tlbi_is", {20 * kNs}},
+        {"tlb.dsb_ish", {1000 * kNs}},
     };
     return p;
 }
@@ -119,12 +119,12 @@ double clamp_to(const config::ParamInfo& info, double v) {
 Placeholder placeholder(const std::string& key, const config::ParamInfo& info) {
     auto it = placeholders().find(key);
     Placeholder p =
-        it != placeholders().end() ? it->second : Placeholder{info.type == config::ParamType::duration ? 100 * ns : 1};
+        it != placeholders().end() ? it->second : Placeholder{info.type == config::ParamType::duration ? 100 * kNs : 1};
     p.value = clamp_to(info, p.value);
     // Auto: half to twice the value; durations of 2 ns and more in whole ns.
-    const bool whole_ns = info.type == config::ParamType::duration && p.value >= 2 * ns;
-    if (p.lo == auto_range) p.lo = whole_ns ? std::floor(p.value / 2 / ns) * ns : p.value / 2;
-    if (p.hi == auto_range) p.hi = whole_ns ? std::ceil(p.value * 2 / ns) * ns : p.value * 2;
+    const bool whole_ns = info.type == config::ParamType::duration && p.value >= 2 * kNs;
+    if (p.lo == kAutoRange) p.lo = whole_ns ? std::floor(p.value / 2 / kNs) * kNs : p.value / 2;
+    if (p.hi == kAutoRange) p.hi = whole_ns ? std::ceil(p.value * 2 / kNs) * kNs : p.value * 2;
     p.lo = clamp_to(info, p.lo);
     p.hi = clamp_to(info, p.hi);
     return p;
