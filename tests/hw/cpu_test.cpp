@@ -8,33 +8,18 @@
 #include "hw/cpu/cpu.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/raise_at.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
 using hw::Cpu;
 using sim::Picos;
+using test::raise_at;
 
 namespace {
 
 hw::MachineSpec toy(const std::string& name) {
     return hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
-}
-
-// Raises `vector` on `cpu` at time t.
-void raise_at(sim::Engine& eng, Picos t, Cpu& cpu, uint32_t vector) {
-    struct Ctx {
-        Cpu* cpu;
-        uint32_t vector;
-    };
-    auto* ctx = new Ctx{&cpu, vector};
-    eng.schedule_at(
-        t,
-        [](void* o, uint32_t) {
-            auto* c = static_cast<Ctx*>(o);
-            c->cpu->raise(sim::Interrupt{c->vector, 0});
-            delete c;
-        },
-        ctx, 0, 7777, sim::Priority::Urgent);
 }
 
 // Handler that computes `t` (toy2: entry 200 + eoi 50 + handler + exit 100).

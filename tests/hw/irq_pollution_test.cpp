@@ -10,11 +10,13 @@
 #include "hw/cpu/cpu.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/raise_at.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
 using hw::Cpu;
 using sim::Picos;
+using test::raise_at;
 
 namespace {
 
@@ -22,22 +24,6 @@ hw::MachineSpec toy2_polluting() {
     hw::MachineSpec spec = hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy2.toml");
     spec.cpu.irq_pollution = 400_ns;
     return spec;
-}
-
-void raise_at(sim::Engine& eng, Picos t, Cpu& cpu, uint32_t vector) {
-    struct Ctx {
-        Cpu* cpu;
-        uint32_t vector;
-    };
-    auto* ctx = new Ctx{&cpu, vector};
-    eng.schedule_at(
-        t,
-        [](void* o, uint32_t) {
-            auto* c = static_cast<Ctx*>(o);
-            c->cpu->raise(sim::Interrupt{c->vector, 0});
-            delete c;
-        },
-        ctx, 0, 7777, sim::Priority::Urgent);
 }
 
 Cpu::IrqHandler handler_of(Picos t) {
