@@ -92,10 +92,10 @@ std::string distances(const hw::MachineSpec& m) {
 }
 
 std::string idle_states(const hw::MachineSpec& m) {
-    report::TextTable table({"idle state", "exit_latency", "target_residency", "wake_latency", "polling"});
+    report::TextTable table({"idle state", "exit_latency", "target_residency", "wake_latency", "mechanism"});
     for (const hw::IdleState& s : m.idle) {
         table.add_row({s.name, config::duration_text(s.exit_latency), config::duration_text(s.target_residency),
-                       config::duration_text(s.wake_latency), s.polling ? "yes" : "no"});
+                       config::duration_text(s.wake_latency), std::string(hw::to_string(s.mechanism))});
     }
     return fmt::format("idle states:\n{}", indent(table.render()));
 }

@@ -14,7 +14,8 @@ namespace ipisim::hw {
 
 namespace {
 
-std::vector<IdleState> parse_idle(config::Table& root, config::Conditions& conds, config::CostRecord& costs) {
+std::vector<IdleState> parse_idle(config::Table& root, Arch arch, config::Conditions& conds,
+                                  config::CostRecord& costs) {
     std::vector<IdleState> out;
     std::set<std::string> names;
     for (config::Table t : root.table_array("idle")) {
@@ -22,7 +23,12 @@ std::vector<IdleState> parse_idle(config::Table& root, config::Conditions& conds
         idle_schema().read_keys(t, s, conds, &costs);
         t.finish();
         if (!names.insert(s.name).second) t.fail("name", fmt::format("duplicate idle state \"{}\"", s.name));
-        if (s.polling && !out.empty()) t.fail("polling", "only the first (shallowest) idle state may poll");
+        if (!exists_on(s.mechanism, arch)) {
+            t.fail("mechanism", fmt::format("\"{}\" does not exist on {}", to_string(s.mechanism), to_string(arch)));
+        }
+        if (s.software_poll() && !out.empty()) {
+            t.fail("mechanism", "only the first (shallowest) idle state may be \"poll\"");
+        }
         if (s.wake_latency > s.exit_latency) {
             t.fail("wake_latency", fmt::format("{} is longer than the state's exit_latency {}, its worst-case bound",
                                                sim::to_string(s.wake_latency), sim::to_string(s.exit_latency)));
@@ -82,6 +88,28 @@ std::string_view to_string(Arch a) {
     return "?";
 }
 
+std::string_view to_string(IdleMechanism m) {
+    for (const auto& [name, x] : kIdleMechanismNames) {
+        if (x == m) return name;
+    }
+    return "?";
+}
+
+bool exists_on(IdleMechanism m, Arch arch) {
+    switch (m) {
+        case IdleMechanism::poll:
+            return true;
+        case IdleMechanism::wfi:
+        case IdleMechanism::psci:
+            return arch == Arch::arm64;
+        case IdleMechanism::mwait:
+        case IdleMechanism::hlt:
+        case IdleMechanism::ioport:
+            return arch == Arch::x86;
+    }
+    return false;
+}
+
 std::string_view to_string(Vendor v) {
     for (const auto& [name, x] : kVendorNames) {
         if (x == v) return name;
@@ -110,7 +138,7 @@ MachineSpec load_machine(const config::Document& doc, const std::string& name) {
     coherence_schema().read_into(root.table("coherence"), coherence, conds, &m.costs);
     m.coherence = coherence_spec(coherence, m.topology.nr_packages() > 1);
     cpu_schema().read_into(root.table("cpu"), m.cpu, conds, &m.costs);
-    m.idle = parse_idle(root, conds, m.costs);
+    m.idle = parse_idle(root, m.arch, conds, m.costs);
     m.intc = parse_intc(root.table("intc"), m, conds, m.costs);
     tlb_schema().read_into(root.table("tlb"), m.tlb, conds, &m.costs);
     if (m.arch != Arch::x86) m.tlb.nr_dyn_asids = 0;  // TLB_NR_DYN_ASIDS is x86's

@@ -77,6 +77,19 @@ struct CpuSpec {
     uint32_t smt_throughput_percent = 100;
 };
 
+enum class IdleMechanism : uint8_t { poll, mwait, hlt, ioport, wfi, psci };
+inline constexpr std::array<std::pair<std::string_view, IdleMechanism>, 6> kIdleMechanismNames = {{
+    {"poll", IdleMechanism::poll},
+    {"mwait", IdleMechanism::mwait},
+    {"hlt", IdleMechanism::hlt},
+    {"ioport", IdleMechanism::ioport},
+    {"wfi", IdleMechanism::wfi},
+    {"psci", IdleMechanism::psci},
+}};
+// "poll", "mwait", ...; and whether the mechanism exists on `arch` (poll on both).
+std::string_view to_string(IdleMechanism m);
+[[nodiscard]] bool exists_on(IdleMechanism m, Arch arch);
+
 // One [[idle]] state, shallowest first.
 struct IdleState {
     std::string name;
@@ -88,7 +101,25 @@ struct IdleState {
     // The time from the wake event (interrupt, RAR, monitored write) until the core executes
     // again: what a wake costs. At most exit_latency (docs/calibration.md, idle rows).
     sim::Picos wake_latency;
-    bool polling = false;  // POLL / idle=poll: monitors its flag, needs no IPI to wake
+    // How the CPU waits (docs/mechanisms.md §1.11):
+    //   poll   - a software loop on the thread flags (drivers/cpuidle/poll_state.c poll_idle);
+    //            the governor's CPUIDLE_FLAG_POLLING state, first state only
+    //   mwait  - x86 MONITOR/MWAIT on the thread flags (mwait_idle_with_hints, used by
+    //            intel_idle and by acpi_idle's FFH states): a C-state that a write to the
+    //            monitored flags line ends, as an interrupt does
+    //   hlt    - x86 HLT (default_idle, acpi_idle's HALT states); only an interrupt wakes it
+    //   ioport - x86 acpi_idle SystemIO entry (an I/O-port read); only an interrupt wakes it
+    //   wfi    - arm64 WFI (cpu_do_idle); only an interrupt wakes it
+    //   psci   - arm64 PSCI CPU_SUSPEND (psci_cpu_suspend_enter); only an interrupt wakes it
+    IdleMechanism mechanism = IdleMechanism::hlt;
+
+    // The CPU watches its thread flags while in the state (TIF_POLLING_NRFLAG stays set):
+    // set_nr_if_polling() wakes it without an IPI.
+    [[nodiscard]] bool monitors_flags() const {
+        return mechanism == IdleMechanism::poll || mechanism == IdleMechanism::mwait;
+    }
+    // A software busy loop (CPUIDLE_FLAG_POLLING): the core keeps running, no hardware exit.
+    [[nodiscard]] bool software_poll() const { return mechanism == IdleMechanism::poll; }
 };
 
 // [intc]: the interrupt controller (`kind`, a registered controller: hw/intc/intc_type.h), its

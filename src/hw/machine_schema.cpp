@@ -115,7 +115,9 @@ const config::Schema<IdleState>& idle_schema() {
         i.param("wake_latency", &IdleState::wake_latency,
                 "time a wake-up out of the state takes until the core runs again (at most exit_latency)")
             .cost();
-        i.param("polling", &IdleState::polling, "the CPU polls its flags (wakes without an IPI); first state only");
+        i.choice("mechanism", &IdleState::mechanism, named_choices(kIdleMechanismNames),
+                 "how the CPU waits: poll (software loop, first state only), mwait (x86 MONITOR/MWAIT on the "
+                 "thread flags: a write to them wakes it, no IPI), hlt, ioport (x86), wfi, psci (arm64)");
         return i;
     }();
     return s;

@@ -215,7 +215,9 @@ toml::table machine_skeleton(const MachineSkeleton& s) {
 
     toml::table c1;
     c1.insert_or_assign("name", "C1");
-    c1.insert_or_assign("polling", false);
+    // x86 C1: MWAIT (intel_idle, and acpi_idle's FFH C1 on AMD); arm64: WFI.
+    const IdleMechanism c1_mechanism = s.arch == Arch::x86 ? IdleMechanism::mwait : IdleMechanism::wfi;
+    c1.insert_or_assign("mechanism", std::string(to_string(c1_mechanism)));
     toml::array idle;
     idle.push_back(filler.section(idle_schema().info(), "idle", c1));
     file.insert_or_assign("idle", std::move(idle));

@@ -129,7 +129,9 @@ sim::Proc Kernel::cpu_main(hw::CpuId c) {
         // do_idle()
         if (hooks_ != nullptr) hooks_->cpuidle_select(cpu);
         const hw::IdleState* st = cpu.idle_state();
-        const bool poll = st != nullptr && st->polling;
+        // poll_idle() and mwait_idle_with_hints() (arch/x86/include/asm/mwait.h) publish
+        // TIF_POLLING_NRFLAG while they wait: a write to the flags ends the wait, no IPI needed.
+        const bool poll = st != nullptr && st->monitors_flags();
         if (poll) co_await smp_->set_polling(cpu, true);
         co_await cpu.idle();
         if (hooks_ != nullptr) hooks_->cpuidle_reflect(cpu);

@@ -38,6 +38,7 @@ Cpuidle read_cpuidle(int cpu, const std::string& root) {
         if (!fs::is_directory(s, ec)) break;
         CpuidleState st;
         st.name = read_line(s / "name").value_or(fmt::format("state{}", k));
+        st.desc = read_line(s / "desc").value_or("");
         st.exit_latency_us = std::strtod(read_line(s / "latency").value_or("0").c_str(), nullptr);
         st.target_residency_us = std::strtod(read_line(s / "residency").value_or("0").c_str(), nullptr);
         st.disabled = read_line(s / "disable").value_or("0") != "0";
@@ -45,6 +46,15 @@ Cpuidle read_cpuidle(int cpu, const std::string& root) {
     }
     if (out.states.empty()) out.absent_reason = dir.string() + " holds no state directories";
     return out;
+}
+
+hw::IdleMechanism idle_mechanism(const CpuidleState& s, bool first, hw::Arch arch) {
+    const auto has = [&](std::string_view w) { return s.desc.find(w) != std::string::npos; };
+    if (first && (s.name == "POLL" || has("POLL IDLE"))) return hw::IdleMechanism::poll;
+    if (arch == hw::Arch::arm64) return has("WFI") ? hw::IdleMechanism::wfi : hw::IdleMechanism::psci;
+    if (has("MWAIT")) return hw::IdleMechanism::mwait;
+    if (has("IOPORT")) return hw::IdleMechanism::ioport;
+    return hw::IdleMechanism::hlt;
 }
 
 }  // namespace ipisim::probe

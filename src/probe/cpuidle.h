@@ -6,8 +6,10 @@
 #pragma once
 
 #include <optional>
+
 #include <string>
 #include <vector>
+#include "hw/machine.h"
 
 namespace ipisim::probe {
 
@@ -16,6 +18,9 @@ struct CpuidleState {
     double exit_latency_us = 0;
     double target_residency_us = 0;
     bool disabled = false;
+    // How the driver enters it: "CPUIDLE CORE POLL IDLE", "MWAIT 0x00" (intel_idle),
+    // "ACPI FFH MWAIT 0x0", "ACPI HLT", "ACPI IOPORT 0x814" (acpi_idle), "ARM WFI", ...
+    std::string desc;
 };
 
 struct Cpuidle {
@@ -27,5 +32,12 @@ struct Cpuidle {
 
 // Reads the states of CPU `cpu` under `root` (default /sys/devices/system/cpu).
 Cpuidle read_cpuidle(int cpu, const std::string& root = "/sys/devices/system/cpu");
+
+// The machine file's [[idle]] mechanism of a state, from its name and description: POLL (the
+// first state only) polls, an MWAIT description (intel_idle, acpi_idle FFH) is mwait, "IOPORT"
+// ioport; on arm64 a "WFI" description is wfi and any other state psci (entered through
+// PSCI CPU_SUSPEND); on x86 every other state is HLT (also the choice for a description naming
+// none of these: a wake-up by interrupt only, the conservative reading).
+hw::IdleMechanism idle_mechanism(const CpuidleState& s, bool first, hw::Arch arch);
 
 }  // namespace ipisim::probe

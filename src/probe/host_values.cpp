@@ -219,13 +219,13 @@ toml::table HostValues::cpu() const {
 toml::array HostValues::idle() const {
     toml::array out;
     const auto state = [](const std::string& name, toml::table exit, toml::table residency, toml::table wake,
-                          bool polling) {
+                          hw::IdleMechanism mechanism) {
         toml::table s;
         s.insert_or_assign("name", name);
         s.insert_or_assign("exit_latency", std::move(exit));
         s.insert_or_assign("target_residency", std::move(residency));
         s.insert_or_assign("wake_latency", std::move(wake));
-        s.insert_or_assign("polling", polling);
+        s.insert_or_assign("mechanism", std::string(hw::to_string(mechanism)));
         return s;
     };
     const Cpuidle& c = r_.cpuidle;
@@ -239,7 +239,8 @@ toml::array HostValues::idle() const {
             r_.date, r_.command, r_.caller_cpu, c.driver);
         const double ex = s.exit_latency_us * 1000;
         const double res = s.target_residency_us * 1000;
-        const bool polling = s.name == "POLL" && out.empty();
+        const hw::IdleMechanism mechanism = idle_mechanism(s, out.empty(), x86_ ? hw::Arch::x86 : hw::Arch::arm64);
+        const bool polling = mechanism == hw::IdleMechanism::poll;
         // sysfs gives only the declared bound: the wake time is assumed, half of it, anywhere from
         // a tenth to all of it (docs/calibration.md: measured wake-ups lie below the declared values).
         toml::table wake = polling ? marked(ns_text(0), "P", ns_text(0), ns_text(0),
@@ -250,7 +251,7 @@ toml::array HostValues::idle() const {
                                                 "sysfs gives only the declared worst case, no wake time was "
                                                 "measured");
         out.push_back(state(s.name, marked(ns_text(ex), "P", ns_text(ex), ns_text(ex), src),
-                            marked(ns_text(res), "P", ns_text(res), ns_text(res), src), std::move(wake), polling));
+                            marked(ns_text(res), "P", ns_text(res), ns_text(res), src), std::move(wake), mechanism));
     }
     if (!out.empty()) return out;
     double wake_hi = 50'000;
@@ -260,7 +261,7 @@ toml::array HostValues::idle() const {
         (vm_ ? "; in a VM the wake is the host's vCPU wake-up, see the futex wake-up by idle time in probe.json" : "");
     out.push_back(state("HLT", assumed_ns(1000, 1000, wake_hi, why), assumed_ns(2000, 1000, 10'000, why),
                         assumed_ns(500, 100, 1000, "half the assumed HLT exit latency, at most all of it; " + why),
-                        false));
+                        x86_ ? hw::IdleMechanism::hlt : hw::IdleMechanism::wfi));
     return out;
 }
 

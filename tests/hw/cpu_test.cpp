@@ -197,7 +197,7 @@ name = "C1"
 exit_latency = "1 us"
 wake_latency = "1 us"
 target_residency = "2 us"
-polling = false
+mechanism = "hlt"
 [intc]
 kind = "x2apic_phys"
 [intc.params]

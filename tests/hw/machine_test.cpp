@@ -130,7 +130,8 @@ TEST(Machine, sapphire_rapids_has_rar_and_xapic_busy_costs) {
     EXPECT_GT(intc_params<XapicParams>(m).icr_busy, sim::Picos::zero());
     EXPECT_EQ(m.topology.siblings(0), (std::vector<CpuId>{0, 30}));
     ASSERT_EQ(m.idle.size(), 4U);
-    EXPECT_TRUE(m.idle[0].polling);
+    EXPECT_EQ(m.idle[0].mechanism, IdleMechanism::poll);
+    EXPECT_EQ(m.idle[3].mechanism, IdleMechanism::mwait);
     EXPECT_EQ(m.idle[3].exit_latency, 290_us);
 }
 

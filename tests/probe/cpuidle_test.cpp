@@ -56,5 +56,29 @@ TEST(ProbeCpuidle, a_missing_directory_is_reported_with_the_driver_name) {
     fs::remove_all(root);
 }
 
+TEST(ProbeCpuidle, a_states_description_gives_its_idle_mechanism) {
+    const fs::path root = fresh_dir("desc");
+    const fs::path cpu = root / "cpu0" / "cpuidle";
+    put(cpu / "state0" / "name", "POLL");
+    put(cpu / "state0" / "desc", "CPUIDLE CORE POLL IDLE");
+    put(cpu / "state1" / "name", "C1");
+    put(cpu / "state1" / "desc", "ACPI FFH MWAIT 0x0");
+    const Cpuidle c = read_cpuidle(0, root.string());
+    ASSERT_EQ(c.states.size(), 2U);
+    EXPECT_EQ(c.states[1].desc, "ACPI FFH MWAIT 0x0");
+    const hw::Arch x86 = hw::Arch::x86;
+    EXPECT_EQ(idle_mechanism(c.states[0], true, x86), hw::IdleMechanism::poll);
+    EXPECT_EQ(idle_mechanism(c.states[1], false, x86), hw::IdleMechanism::mwait);
+    const auto state = [](const char* name, const char* desc) { return CpuidleState{name, 1, 1, false, desc}; };
+    EXPECT_EQ(idle_mechanism(state("C1E", "MWAIT 0x01"), false, x86), hw::IdleMechanism::mwait);  // intel_idle
+    EXPECT_EQ(idle_mechanism(state("C2", "ACPI IOPORT 0x814"), false, x86), hw::IdleMechanism::ioport);
+    EXPECT_EQ(idle_mechanism(state("C1", "ACPI HLT"), false, x86), hw::IdleMechanism::hlt);
+    EXPECT_EQ(idle_mechanism(state("C1", ""), false, x86), hw::IdleMechanism::hlt);    // unknown: interrupt-only
+    EXPECT_EQ(idle_mechanism(state("POLL", ""), false, x86), hw::IdleMechanism::hlt);  // poll: first state only
+    EXPECT_EQ(idle_mechanism(state("WFI", "ARM WFI"), false, hw::Arch::arm64), hw::IdleMechanism::wfi);
+    EXPECT_EQ(idle_mechanism(state("cpu-sleep", "cpu-sleep"), false, hw::Arch::arm64), hw::IdleMechanism::psci);
+    fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace ipisim::probe

@@ -90,16 +90,19 @@ TEST(ProbeHostFile, unmeasured_transfer_classes_of_the_topology_are_assumed) {
 TEST(ProbeHostFile, cpuidle_states_are_the_drivers_declared_values_marked_p) {
     ProbeResults r = sample_results();
     r.cpuidle.driver = "intel_idle";
-    r.cpuidle.states = {{"POLL", 0, 0, false}, {"C1", 1, 1, false}, {"C1E", 2, 4, true}, {"C6", 170, 500, false}};
+    r.cpuidle.states = {{"POLL", 0, 0, false, "CPUIDLE CORE POLL IDLE"},
+                        {"C1", 1, 1, false, "MWAIT 0x00"},
+                        {"C1E", 2, 4, true, "MWAIT 0x01"},
+                        {"C6", 170, 500, false, "MWAIT 0x20"}};
     const std::string text = host_machine_text(r);
     const config::CostRecord costs = check_host_file(config::Document::parse(text, "host.toml")).costs;
     const hw::MachineSpec m = load_host_machine(text, "host.toml");
     ASSERT_EQ(m.idle.size(), 3U);  // the disabled C1E is left out
     EXPECT_EQ(m.idle[0].name, "POLL");
-    EXPECT_TRUE(m.idle[0].polling);
+    EXPECT_EQ(m.idle[0].mechanism, hw::IdleMechanism::poll);
     EXPECT_EQ(m.idle[2].name, "C6");
     EXPECT_EQ(m.idle[2].exit_latency, sim::Picos(170'000'000));
-    EXPECT_FALSE(m.idle[2].polling);
+    EXPECT_EQ(m.idle[2].mechanism, hw::IdleMechanism::mwait);
     for (const config::CostValue& c : costs) {
         if (c.key.find("exit_latency") != std::string::npos) {
             EXPECT_EQ(c.provenance.mark, config::Mark::P) << c.key;
@@ -110,7 +113,7 @@ TEST(ProbeHostFile, cpuidle_states_are_the_drivers_declared_values_marked_p) {
 TEST(ProbeHostFile, a_probed_states_wake_latency_is_assumed_half_its_declared_exit_latency) {
     ProbeResults r = sample_results();
     r.cpuidle.driver = "intel_idle";
-    r.cpuidle.states = {{"POLL", 0, 0, false}, {"C1", 1, 1, false}, {"C6", 170, 500, false}};
+    r.cpuidle.states = {{"POLL", 0, 0, false, ""}, {"C1", 1, 1, false, ""}, {"C6", 170, 500, false, ""}};
     const std::string text = host_machine_text(r);
     const config::CostRecord costs = check_host_file(config::Document::parse(text, "host.toml")).costs;
     const hw::MachineSpec m = load_host_machine(text, "host.toml");
@@ -130,7 +133,7 @@ TEST(ProbeHostFile, without_cpuidle_one_halt_state_is_assumed) {
     const hw::MachineSpec m = load_host_machine(host_machine_text(sample_results()), "h");
     ASSERT_EQ(m.idle.size(), 1U);
     EXPECT_EQ(m.idle[0].name, "HLT");
-    EXPECT_FALSE(m.idle[0].polling);
+    EXPECT_EQ(m.idle[0].mechanism, hw::IdleMechanism::hlt);
 }
 
 TEST(ProbeHostFile, the_machine_loader_reads_the_probed_values) {

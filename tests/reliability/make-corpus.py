@@ -393,7 +393,7 @@ def machine_cases():
     machine("M34", "numa_nodes = 0", edit(m, "numa_nodes = 1", "numa_nodes = 0"), key="topology.numa_nodes")
     machine("M35", "no [[idle]] states", re.sub(r"\[\[idle\]\]\n(.*\n){5}", "", m))
     machine("M36", "duplicate idle state names", edit(m, 'name = "C6"', 'name = "C1"'), key="idle[2].name")
-    machine("M37", "a deeper idle state polls", edit(m, "polling = false", "polling = true", count=2))
+    machine("M37", "a deeper idle state polls", edit(m, 'mechanism = "hlt"', 'mechanism = "poll"', count=2))
     machine("M38", "idle states not sorted",
             edit(edit(m, 'exit_latency = "100 us"', 'exit_latency = "0.5 us"'), 'wake_latency = "100 us"',
                  'wake_latency = "0.5 us"'),

@@ -226,7 +226,7 @@ sim::Task<> Cpu::idle() {
     const Activity saved_activity = profile_.activity();
     profile_.change(idle_label, Activity::idle, now());
     in_idle_ = true;
-    polling_ = st != nullptr && st->polling;
+    polling_ = st != nullptr && st->monitors_flags();
     sim::Wake w = co_await idle_wake_.wait();
     in_idle_ = false;
     polling_ = false;

@@ -70,12 +70,14 @@ public:
     sim::Task<> wait_on(sim::Signal& sig);
 
     // Idle: enters the selected C-state until an interrupt (paid with the state's wake latency,
-    // then handled) or, in a polling state, a wake_polling() without IPI.
+    // then handled) or, in a state that monitors the thread flags (poll loop, MWAIT), a
+    // wake_polling() without IPI (then the state's wake latency too).
     sim::Task<> idle();
     void set_idle_state(size_t index);
     [[nodiscard]] const IdleState* idle_state() const;
     [[nodiscard]] bool in_idle() const { return in_idle_; }
-    // In a polling idle state right now (TIF_POLLING_NRFLAG set).
+    // In an idle state that monitors the thread flags right now (poll or mwait:
+    // TIF_POLLING_NRFLAG set).
     [[nodiscard]] bool polling() const { return in_idle_ && polling_; }
     // set_nr_if_polling(): wakes a polling idle CPU without an IPI; false if it is not polling.
     bool wake_polling();

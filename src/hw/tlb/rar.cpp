@@ -122,7 +122,7 @@ sim::Proc Rar::microcode(CpuId cpu) {
         while (!pc.kicked) co_await pc.kick.wait();
         pc.kicked = false;
         const Cpu* c = cpus_[cpu];
-        if (c != nullptr && c->in_idle() && c->idle_state() != nullptr && !c->idle_state()->polling) {
+        if (c != nullptr && c->in_idle() && c->idle_state() != nullptr && !c->idle_state()->software_poll()) {
             co_await sim::delay(eng_, c->idle_state()->wake_latency);  // the core wakes up first
         }
         pc.charged = eng_.now();

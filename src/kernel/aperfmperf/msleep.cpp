@@ -41,7 +41,7 @@ sim::Task<> msleep(hw::Cpu& self, Smp& smp, uint64_t ms, uint32_t hz) {
     while (self.now() < expiry) {
         // do_idle(), as in Kernel::cpu_main: anything but the timer is served and idles again.
         const hw::IdleState* st = self.idle_state();
-        const bool poll = st != nullptr && st->polling;
+        const bool poll = st != nullptr && st->monitors_flags();
         if (poll) co_await smp.set_polling(self, true);
         co_await self.idle();
         if (poll) co_await smp.set_polling(self, false);

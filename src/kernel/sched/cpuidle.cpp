@@ -12,7 +12,7 @@ size_t Cpuidle::choose(const hw::MachineSpec& spec, bool long_next, sim::Picos l
     for (size_t i = 0; i < states.size(); ++i) {
         if (states[i].target_residency > predicted) {
             // Use a physical idle state, not busy polling (no timer is due soon).
-            if (states[idx].polling && !states[i].polling) idx = i;
+            if (states[idx].software_poll() && !states[i].software_poll()) idx = i;
             break;
         }
         idx = i;
