@@ -9,7 +9,9 @@
 // with the machine's smt_last numbering is one task per core first, then the SMT siblings.
 // Tasks start together (after a uniform 0-1 us jitter drawn from the run's seed, standing in
 // for the wake-up from the start pipe), never sleep, and run as each CPU's kernel work; IRQs
-// preempt them. loops_per_sec = iterations summed over tasks in the measurement window after
+// preempt them. Each CPU's ASID cursor starts where an unknown history of other processes
+// left it (Mm::set_asid_history, drawn from the seed), so the tasks' mm has a different ASID on
+// different CPUs. loops_per_sec = iterations summed over tasks in the measurement window after
 // the warm-up, divided by its length (main.c prints that sum averaged over 1 s samples).
 // The flush protocol and the madvise drain are the kernel's ([kernel] tlb_flush,
 // madvise_lru_add_drain).
@@ -178,6 +180,7 @@ public:
             task_mm[i] = (p().mode == Mode::threads && i > 0) ? task_mm[0] : &mm.mm_alloc(k.machine().cpu_to_node(i));
         }
         std::vector<uint64_t> loops(n, 0);
+        mm.set_asid_history(ctx.seed);  // the benchmark runs on a machine that ran other processes
         sim::Rng rng = sim::Rng::stream(ctx.seed, "tlb_flush2.start");
         for (uint32_t i = 0; i < n; ++i) {
             const sim::Picos jitter(rng.uniform(0, 1'000'000));

@@ -8,6 +8,7 @@
 
 #include "hw/tlb/tlb_insn.h"
 #include "kernel/mm/mm_costs.h"
+#include "sim/rng.h"
 
 namespace ipisim::kernel::mm {
 
@@ -139,6 +140,14 @@ sim::Task<> Mm::enter_lazy_tlb(hw::Cpu& cpu) {
 sim::Task<bool> Mm::mm_needs_global_asid(hw::Cpu& cpu, MmStruct& mm, uint64_t asid) {
     const uint64_t global_asid = co_await mem_.load(cpu.id(), *mm.global_asid);  // smp_load_acquire
     co_return global_asid != 0 && asid != global_asid;
+}
+
+void Mm::set_asid_history(uint64_t seed) {
+    sim::Rng rng = sim::Rng::stream(seed, "mm.asid_history");
+    for (CpuTlbState& st : tlbstate_) {
+        if (st.ctxs.empty()) continue;  // no dynamic ASIDs (arm64 here)
+        st.next_asid = static_cast<uint16_t>(rng.uniform(1, st.ctxs.size()));
+    }
 }
 
 sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {

@@ -106,6 +106,14 @@ public:
     [[nodiscard]] bool is_global_asid(uint64_t asid) const { return asid >= nr_dyn_asids_; }
     [[nodiscard]] uint32_t nr_dyn_asids() const { return nr_dyn_asids_; }
 
+    // A machine that has been up for a while: every CPU ran other processes before the
+    // workload, so its ASID allocator (cpu_tlbstate.next_asid, docs/mechanisms.md §2.2) is
+    // wherever that history left it, not at 1 as after boot. Each CPU's cursor is drawn
+    // uniformly from 1..TLB_NR_DYN_ASIDS (stream "mm.asid_history" of `seed`), so the first new
+    // mm gets any of the dynamic ASIDs 0..5 (a cursor at 6 wraps to ASID 0). [A] Uniform: the
+    // history itself is unknown. Call before the workload's first switch_mm_irqs_off().
+    void set_asid_history(uint64_t seed);
+
     // mm_alloc(): a new user mm with its lines homed on `home_node`.
     MmStruct& mm_alloc(uint32_t home_node);
 
