@@ -52,6 +52,12 @@ config::Schema<KernelConfig> make_schema() {
                 return version_of(k) < Version{6, 17} ? CallAnyPolicy::same_node : CallAnyPolicy::nearest_node;
             },
             "same_node before 6.17, nearest_node from 6.17 (tip 5f295519b42f)");
+    s.param("memcg_depth", &KernelConfig::memcg_depth,
+            "levels of the tasks' memory cgroup below the root: each charge refill and each freeing batch does one "
+            "atomic on the page counter of every level and of the root (docs/mechanisms.md §5.4); 0 = the root cgroup, "
+            "not charged. Default 3: a login session's /user.slice/user-UID.slice/session-N.scope [A]")
+        .def(uint32_t{3})
+        .at_most(8);
     s.param("hz", &KernelConfig::hz,
             "CONFIG_HZ (100, 250, 300 or 1000), jiffies per second: the scheduler tick, msleep() rounding, mm's "
             "jiffies rate limits")

@@ -37,6 +37,9 @@ struct KernelConfig {
     irqchip::GicIpiBarrier gic_barrier = irqchip::GicIpiBarrier::dsb_ishst;
     FreqPrepareVariant arch_freq_prepare_all = FreqPrepareVariant::serial_single;
     MonDispatch resctrl_dispatch = MonDispatch::call_on_cpu;
+    // Levels of the benchmark's memory cgroup below the root (kernel/mm/memcg.h); 0 = the root
+    // cgroup, no accounting (unit tests' kernels).
+    uint32_t memcg_depth = 0;
 
     // The version as a comparable value; Version{} (0.0) when empty.
     [[nodiscard]] Version parsed_version() const;

@@ -61,8 +61,9 @@ sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool wr
     if (it == mm.ptes.end()) {
         auto anon = cpu.function(label_anon);
         if (write) {
-            co_await cpu.compute_cycles(costs::alloc_page_pcp + costs::mem_cgroup_charge + costs::clear_page +
-                                        costs::do_anonymous_page_map);
+            co_await cpu.compute_cycles(costs::alloc_page_pcp);
+            co_await memcg_->charge(cpu, 1);  // mem_cgroup_charge(): alloc_anon_folio charges the folio
+            co_await cpu.compute_cycles(costs::clear_page + costs::do_anonymous_page_map);
             Folio* folio = alloc_folio();
             mm.ptes[vpn] = folio;
             co_await lru_->folio_add_lru(cpu, folio);

@@ -90,6 +90,8 @@ sim::Task<> Lru::folios_put(hw::Cpu& cpu, const std::vector<Folio*>& folios) {
         }
         co_await unlock_irq(cpu, lock);
     }
+    // mem_cgroup_uncharge_folios(): one uncharge_batch for the batch (one memcg here).
+    co_await mm_.memcg().uncharge_batch(cpu, static_cast<uint32_t>(to_free.size()));
     for (Folio* f : to_free) {
         co_await cpu.compute_cycles(costs::free_unref_folio);
         ++stats_.releases;

@@ -59,6 +59,7 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
     zero_folio_.zero = true;
     zero_folio_.refcount = 1;
     lru_ = std::make_unique<Lru>(*this);
+    memcg_ = std::make_unique<MemCgroup>(mem_, kernel.config().memcg_depth, nr_cpus_);
     protocol_->attach(*this);
 }
 

@@ -20,6 +20,7 @@
 #include "hw/tlb/tlb.h"
 #include "kernel/kernel.h"
 #include "kernel/mm/lru.h"
+#include "kernel/mm/memcg.h"
 #include "kernel/mm/mm_types.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
 
@@ -82,6 +83,8 @@ public:
     [[nodiscard]] FlushTlbInfo& flush_tlb_info(hw::CpuId c) { return flush_info_.at(c); }
     [[nodiscard]] TlbFlushProtocol& protocol() { return *protocol_; }
     [[nodiscard]] Lru& lru() { return *lru_; }
+    // The tasks' memory cgroup ([kernel] memcg_depth).
+    [[nodiscard]] MemCgroup& memcg() { return *memcg_; }
     [[nodiscard]] MmStruct& init_mm() { return *mms_.front(); }
     [[nodiscard]] MmStruct* mm_by_id(uint64_t id);
     [[nodiscard]] const TlbFlushStats& flush_stats() const { return flush_stats_; }
@@ -184,6 +187,7 @@ private:
     uint64_t next_ctx_id_ = 1;
     std::unique_ptr<TlbFlushProtocol> protocol_;
     std::unique_ptr<Lru> lru_;
+    std::unique_ptr<MemCgroup> memcg_;
     std::vector<std::unique_ptr<Folio>> folios_;
     std::vector<Folio*> free_folios_;
     Folio zero_folio_;

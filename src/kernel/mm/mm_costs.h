@@ -25,8 +25,12 @@ inline constexpr sim::Cycles lock_vma_under_rcu{60};
 inline constexpr sim::Cycles handle_mm_fault{3756};
 // do_anonymous_page(), write: alloc_anon_folio from the per-CPU page lists. [A]
 inline constexpr sim::Cycles alloc_page_pcp{150};
-// mem_cgroup_charge() against the per-CPU charge stock. [A]
+// mem_cgroup_charge() against the per-CPU charge stock (consume_stock, commit_charge, the
+// per-CPU statistics); the page_counter atomics of a stock refill are modeled (memcg.h). [A]
 inline constexpr sim::Cycles mem_cgroup_charge{100};
+// page_counter_try_charge()/page_counter_cancel() per level besides its atomic: the limit
+// check and propagate_protected_usage() with no protection configured. [A]
+inline constexpr sim::Cycles page_counter_level{20};
 // clear_page_erms(): 4 KiB `rep stosb`, the page hot in this CPU's caches (pcp LIFO). [A]
 inline constexpr sim::Cycles clear_page{400};
 // folio_add_new_anon_rmap, set_pte_at, mm counters, update_mmu_cache. [A]
