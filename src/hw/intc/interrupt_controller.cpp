@@ -30,6 +30,16 @@ sim::Picos InterruptController::post_group(const Cpu& sender, const std::vector<
     return wait;
 }
 
+sim::Picos InterruptController::post_shorthand(const Cpu& sender, DestShorthand which, uint32_t vector,
+                                               DeliveryMode mode) {
+    shorthand_targets_.clear();
+    for (CpuId c = 0; c < nr_cpus(); ++c) {
+        if (c != sender.id() || which == DestShorthand::all_including_self) shorthand_targets_.push_back(c);
+    }
+    if (shorthand_targets_.empty()) return sim::Picos::zero();
+    return post_group(sender, shorthand_targets_, vector, mode);
+}
+
 std::unique_ptr<InterruptController> make_interrupt_controller(const MachineSpec& spec, sim::Engine& eng,
                                                                std::vector<Cpu*> cpus) {
     const IntcType* type = find_intc_type(spec.intc.kind);

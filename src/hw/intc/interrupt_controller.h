@@ -32,6 +32,11 @@ namespace ipisim::hw {
 
 class Cpu;
 
+// The ICR destination shorthands Linux uses (Intel SDM vol. 3A, "Interrupt Command Register
+// (ICR)", bits 19:18: 10b all including self, 11b all excluding self; APIC_DEST_ALLINC and
+// APIC_DEST_ALLBUT in arch/x86/include/asm/apicdef.h). The destination field is ignored.
+enum class DestShorthand : uint8_t { all_including_self, all_excluding_self };
+
 struct IntcStats {
     uint64_t register_writes = 0;  // writes that trigger a send: ICR (xAPIC low half, x2APIC MSR), SGI1R
     uint64_t icr_polls = 0;        // xAPIC: ICR reads waiting for the delivery-status bit to clear
@@ -71,6 +76,9 @@ protected:
     // One write addressed to several CPUs (a logical cluster, a GICv3 target list): one
     // message for the router, one copy to each target, in the order given. Returns the wait.
     sim::Picos post_group(const Cpu& sender, const std::vector<CpuId>& targets, uint32_t vector, DeliveryMode mode);
+    // A destination-shorthand write: post_group() to every CPU of the machine in CPU order,
+    // the sender included or not. Returns the router wait.
+    sim::Picos post_shorthand(const Cpu& sender, DestShorthand which, uint32_t vector, DeliveryMode mode);
 
     IntcStats stats_;
 
@@ -78,6 +86,7 @@ private:
     sim::Engine* eng_ = nullptr;
     const MachineSpec* spec_ = nullptr;
     std::unique_ptr<DeliveryFabric> fabric_;
+    std::vector<CpuId> shorthand_targets_;  // scratch of post_shorthand()
 };
 
 // The controller named by spec.intc.kind, attached to the machine. Throws
