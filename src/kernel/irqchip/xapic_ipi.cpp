@@ -53,12 +53,14 @@ protected:
 private:
     // __default_send_IPI_shortcut(shortcut, vector): __xapic_wait_icr_idle(), then
     // native_apic_mem_write(APIC_ICR, __prepare_ICR(shortcut, vector, 0)); ICR2 untouched.
+    // NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming): the kernel's name
     sim::Task<> __default_send_IPI_shortcut(hw::Cpu& self, hw::DestShorthand which, uint32_t vector) {
         co_await apic_mem_wait_icr_idle(self);
         co_await chip().write_icr_shorthand(self, which, vector);
     }
 
     // __default_send_IPI_dest_field(apicid, vector, APIC_DEST_PHYSICAL)
+    // NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming): the kernel's name
     sim::Task<> __default_send_IPI_dest_field(hw::Cpu& self, uint32_t apicid, uint32_t vector, hw::DeliveryMode mode) {
         co_await apic_mem_wait_icr_idle(self);
         co_await chip().write_icr2(self, apicid);       // native_apic_mem_write(APIC_ICR2, ...)
