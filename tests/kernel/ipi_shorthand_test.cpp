@@ -153,3 +153,31 @@ TEST(IpiShorthand, a_gicv3_call_to_all_other_cpus_takes_the_mask_path) {
     EXPECT_EQ(o.shorthand_sends, 0u);
     EXPECT_EQ(o.calls, 3);
 }
+
+TEST(IpiShorthand, with_a_cpu_offline_a_call_to_all_online_others_is_one_write_the_offline_cpu_does_not_take) {
+    // cpu3 offline: cpu_online_mask = {0, 1, 2}; smp_call_function_many's mask & online =
+    // {1, 2} = every other online CPU, so the shorthand goes out. cpu3's local APIC is
+    // software-disabled (apic_soft_disable) and does not accept it.
+    test::KernelWorld w(machine("toy4"), kernel_config());
+    w.k->smp().set_cpu_online(3, false);
+    EXPECT_FALSE(w.plat->intc().software_enabled(3));
+    int calls = 0;
+    w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
+        const hw::CpuMask all = hw::CpuMask::all(4);
+        kernel::SmpCallFunc func = [&calls](Cpu& c) -> sim::Task<> {
+            ++calls;
+            co_await c.compute_cycles(kernel::costs::empty_function);
+        };
+        co_await w.k->smp().smp_call_function_many(cpu, all, func, true);
+        w.eng.stop();
+    });
+    w.k->boot();
+    w.eng.run();
+    EXPECT_EQ(w.plat->intc().stats().register_writes, 1u);
+    EXPECT_EQ(w.k->irqchip().stats().shorthand_sends, 1u);
+    EXPECT_EQ(calls, 2);
+    EXPECT_EQ(w.plat->cpu(3).irqs_taken(), 0u);
+    EXPECT_EQ(w.plat->cpu(1).irqs_taken(), 1u);
+    EXPECT_EQ(w.plat->cpu(2).irqs_taken(), 1u);
+    EXPECT_EQ(w.plat->intc().fabric().stats().delivered, 2u);
+}

@@ -59,6 +59,9 @@ void Smp::set_cpu_online(CpuId cpu, bool online) {
     } else {
         online_.clear(cpu);
     }
+    // x86: the outgoing CPU soft-disables its local APIC (apic_soft_disable()), so that an
+    // all-but-self shorthand does not reach it; an incoming one enables it again.
+    ipi_.hardware().set_software_enabled(cpu, online);
 }
 
 Csd* Smp::new_csd(CpuId home_cpu, hw::CacheLine& line) {
