@@ -455,3 +455,26 @@ TEST(Irqchip, a_call_func_ipi_to_a_partial_mask_or_with_the_key_off_is_the_mask_
         EXPECT_TRUE(rig.entered[7].empty()) << key;
     }
 }
+
+TEST(Irqchip, a_call_func_ipi_whose_mask_holds_self_too_is_one_all_including_self_write) {
+    // native_send_call_func_ipi: self in the mask -> apic->send_IPI_all (x2apic_send_IPI_all).
+    IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys"}));
+    auto body = [](IntcRig& r) -> sim::Proc {
+        hw::Cpu& cpu = *r.cpus[0];
+        const hw::CpuMask online = hw::CpuMask::all(8);
+        cpu.local_irq_disable();
+        co_await r.chip->send_call_func_ipi(cpu, online, online, kVector);
+        r.send_done[0] = cpu.now();
+        co_await cpu.local_irq_enable();  // takes its own copy
+        co_await cpu.compute(100_us);
+    };
+    rig.cpus[0]->set_running(&rig.eng.spawn("cpu0", body(rig)));
+    rig.others_busy();
+    rig.eng.run();
+    EXPECT_EQ(rig.send_done[0], 150_ns);  // fence 50 + one ICR write 100
+    EXPECT_EQ(rig.intc->stats().register_writes, 1u);
+    EXPECT_EQ(rig.chip->stats().shorthand_sends, 1u);
+    EXPECT_EQ(rig.intc->fabric().stats().delivered, 8u);
+    EXPECT_EQ(rig.entry_times(0), times({900_ns}));  // 150 + self 500 + entry/EOI 250
+    EXPECT_EQ(rig.cpus[0]->profile().time_in_label(hw::profile_label("x2apic_send_IPI_all")), 150_ns);
+}
