@@ -11,12 +11,26 @@
 
 namespace ipisim::kernel {
 
+namespace {
+
+// The IPI drivers' kernel-side choices. apic_use_ipi_shorthand: the shorthand path of
+// native_send_call_func_ipi came with the v5.4 rework (arch/x86/kernel/apic/ipi.c); the boot
+// option no_ipi_broadcast=1 keeps it off. Unit tests' kernels (no version) are current.
+irqchip::IrqchipConfig irqchip_config(const KernelConfig& k) {
+    const Version v = k.parsed_version();
+    const bool shorthand_kernel = v == Version{} || v >= Version{5, 4};
+    return irqchip::IrqchipConfig{.gic_ipi_barrier = k.gic_barrier,
+                                  .apic_use_ipi_shorthand = shorthand_kernel && !k.no_ipi_broadcast};
+}
+
+}  // namespace
+
 Kernel::Kernel(hw::Platform& platform, KernelConfig config)
     : p_(platform),
       config_(std::move(config)),
       version_(config_.parsed_version()),
       machine_(platform.spec()),
-      irqchip_(irqchip::make_irqchip(platform.intc(), irqchip::IrqchipConfig{config_.gic_barrier})),
+      irqchip_(irqchip::make_irqchip(platform.intc(), irqchip_config(config_))),
       smp_(std::make_unique<Smp>(platform, *irqchip_)),
       work_(platform.nr_cpus()),
       idle_tasks_(platform.nr_cpus(), nullptr) {

@@ -74,7 +74,8 @@ public:
     [[nodiscard]] const MachineInfo& machine() const { return machine_; }
     [[nodiscard]] uint32_t nr_cpus() const { return p_.nr_cpus(); }
     // The IPI driver of the machine's interrupt controller (kernel/irqchip), configured from
-    // config() (the GICv3 driver's barrier: [kernel] gic_barrier).
+    // config() (the GICv3 driver's barrier: [kernel] gic_barrier; the x86 IPI shorthand:
+    // [kernel] no_ipi_broadcast and the version).
     [[nodiscard]] irqchip::Irqchip& irqchip() { return *irqchip_; }
 
     // --- subsystems (made on first use, configured from config()) ---

@@ -76,6 +76,12 @@ config::Schema<KernelConfig> make_schema() {
             },
             "wmb before 5.18, dsb_ishst from 5.18")
         .when("gicv3");
+    s.param("no_ipi_broadcast", &KernelConfig::no_ipi_broadcast,
+            "boot option no_ipi_broadcast=1: native_send_call_func_ipi never sends the all-but-self destination "
+            "shorthand, a call to every other online CPU takes the per-target (x2APIC cluster: per-cluster) "
+            "send_IPI_mask path (arch/x86/kernel/apic/ipi.c; no shorthand path before 5.4 either way)")
+        .def(false)
+        .when("x86");
     s.choice("arch_freq_prepare_all", &KernelConfig::arch_freq_prepare_all,
              {{"serial_single", FreqPrepareVariant::serial_single}, {"many", FreqPrepareVariant::many}},
              "cpuinfo_open's APERF/MPERF refresh before 5.19: serial_single = one async "

@@ -35,6 +35,8 @@ struct KernelConfig {
     uint32_t hz = 250;
     // The GICv3 driver's barrier before its SGI writes (kernel/irqchip/irqchip.h).
     irqchip::GicIpiBarrier gic_barrier = irqchip::GicIpiBarrier::dsb_ishst;
+    // x86 boot option no_ipi_broadcast=1: no destination-shorthand IPIs (kernel/irqchip/irqchip.h).
+    bool no_ipi_broadcast = false;
     FreqPrepareVariant arch_freq_prepare_all = FreqPrepareVariant::serial_single;
     MonDispatch resctrl_dispatch = MonDispatch::call_on_cpu;
     // Levels of the benchmark's memory cgroup below the root (kernel/mm/memcg.h); 0 = the root

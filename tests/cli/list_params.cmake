@@ -17,7 +17,8 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "list --params kernel exited ${rc}: ${err}")
 endif()
 expect_in("${out}" "[kernel]" "version  " "string, required" "tlb_flush" "default \"ipi\", when x86"
-          "madvise_lru_add_drain  boolean, default: true before 6.14, false from 6.14" "rar-naive")
+          "madvise_lru_add_drain  boolean, default: true before 6.14, false from 6.14" "rar-naive"
+          "no_ipi_broadcast")
 
 execute_process(COMMAND ${IPISIM} list --params tlb_flush2 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

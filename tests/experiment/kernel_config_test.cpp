@@ -59,6 +59,30 @@ TEST(KernelConfig, mistakes_are_located_at_their_key) {
               "k.toml:2: tlb_flush: only meaningful when x86");
 }
 
+TEST(KernelConfig, no_ipi_broadcast_is_an_x86_boot_option_off_by_default) {
+    EXPECT_FALSE(read("version = \"6.6\"\n").no_ipi_broadcast);
+    EXPECT_TRUE(read("version = \"6.6\"\nno_ipi_broadcast = true\n").no_ipi_broadcast);
+    EXPECT_EQ(error_of("version = \"6.6\"\nno_ipi_broadcast = true\n", "toy4_arm"),
+              "k.toml:2: no_ipi_broadcast: only meaningful when x86");
+    EXPECT_EQ(error_of("version = \"6.6\"\nno_ipi_broadcast = 1\n"),
+              "k.toml:2: no_ipi_broadcast: expected a boolean, got an integer");
+}
+
+TEST(KernelConfig, the_kernel_turns_the_ipi_shorthand_off_for_no_ipi_broadcast_and_before_5_4) {
+    const auto key = [](const std::string& version, bool no_ipi_broadcast) {
+        KernelConfig c;
+        c.version = version;
+        c.no_ipi_broadcast = no_ipi_broadcast;
+        test::KernelWorld w("toy4", c);
+        return w.k->irqchip().config().apic_use_ipi_shorthand;
+    };
+    EXPECT_TRUE(key("6.6", false));
+    EXPECT_FALSE(key("6.6", true));
+    EXPECT_TRUE(key("5.4", false));
+    EXPECT_FALSE(key("5.3", false));
+    EXPECT_TRUE(key("", false));
+}
+
 TEST(KernelConfig, a_flush_protocol_the_machine_lacks_is_an_error_at_its_key) {
     EXPECT_EQ(error_of("version = \"6.15\"\ntlb_flush = \"invlpgb\"\n", "sapphire_rapids_30c"),
               "k.toml:2: tlb_flush: \"invlpgb\" on machine sapphire_rapids_30c: needs a machine with INVLPGB "

@@ -378,3 +378,103 @@ TEST(Irqchip, an_x2apic_cluster_write_to_three_cpus_takes_the_router_once) {
     EXPECT_EQ(rig.intc->fabric().router().stats().busy, 100_ns);
     EXPECT_EQ(rig.intc->fabric().stats().delivered, 3u);
 }
+
+// native_send_call_func_ipi (docs/mechanisms.md §4.6): a mask holding every other CPU is one
+// destination-shorthand ICR write; the hardware delivers a copy to every CPU but the sender.
+namespace {
+
+// CPU 0 sends send_call_func_ipi(every other CPU) at 0, then one send_IPI to CPU 1; send_done
+// is the end of the first, `second_done` of the second.
+Picos shorthand_then_unicast(IntcRig& rig) {
+    Picos second_done;
+    auto body = [](IntcRig& r, Picos& second) -> sim::Proc {
+        hw::Cpu& cpu = *r.cpus[0];
+        const hw::CpuMask online = hw::CpuMask::all(r.spec.topology.nr_cpus());
+        hw::CpuMask others = online;
+        others.clear(0);
+        cpu.local_irq_disable();
+        co_await r.chip->send_call_func_ipi(cpu, others, online, kVector);
+        r.send_done[0] = cpu.now();
+        co_await r.chip->send_IPI(cpu, 1, kVector);
+        second = cpu.now();
+        co_await cpu.local_irq_enable();
+    };
+    rig.cpus[0]->set_running(&rig.eng.spawn("cpu0", body(rig, second_done)));
+    rig.others_busy();
+    rig.eng.run();
+    return second_done;
+}
+
+}  // namespace
+
+TEST(Irqchip, an_xapic_all_but_self_shorthand_is_one_icr_write_and_busies_the_icr_like_one_send) {
+    IntcRig rig(toy_machine("toy4", {"topology.cores_per_l3=4"}));
+    const Picos second = shorthand_then_unicast(rig);
+    // One poll (idle) 50 + one ICR write 50, no ICR2: leaves at 100; busy till 100 + 200.
+    EXPECT_EQ(rig.send_done[0], 100_ns);
+    // The unicast: 4 polls till 300, ICR2 + ICR -> 400.
+    EXPECT_EQ(second, 400_ns);
+    EXPECT_EQ(rig.intc->stats().register_writes, 2u);
+    EXPECT_EQ(rig.intc->stats().icr_polls, 5u);
+    EXPECT_EQ(rig.chip->stats().shorthand_sends, 1u);
+    EXPECT_TRUE(rig.entered[0].empty());
+    for (hw::CpuId c = 2; c < 8; ++c) EXPECT_EQ(rig.entry_times(c), times({850_ns})) << c;  // 100 + 500 + 250
+    ASSERT_EQ(rig.entered[1].size(), 2u);
+    EXPECT_EQ(rig.entered[1][0].at, 850_ns);
+}
+
+TEST(Irqchip, an_x2apic_all_but_self_shorthand_takes_the_router_once_for_every_cpu) {
+    IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys", "intc.fabric.router_service=100 ns"}));
+    shorthand_then_unicast(rig);
+    EXPECT_EQ(rig.send_done[0], 150_ns);  // fence 50 + one ICR write 100
+    EXPECT_EQ(rig.intc->stats().register_writes, 2u);
+    EXPECT_EQ(rig.intc->fabric().router().stats().busy, 200_ns);  // the broadcast, the unicast
+    EXPECT_EQ(rig.intc->fabric().stats().delivered, 8u);
+    EXPECT_EQ(rig.entry_times(7), times({1400_ns}));  // 150 + cross_package 1 us + 250
+}
+
+TEST(Irqchip, a_call_func_ipi_to_a_partial_mask_or_with_the_key_off_is_the_mask_send) {
+    for (const bool key : {true, false}) {
+        IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys"}));
+        rig.chip->configure({.apic_use_ipi_shorthand = key});
+        auto body = [](IntcRig& r) -> sim::Proc {
+            hw::Cpu& cpu = *r.cpus[0];
+            const hw::CpuMask online = hw::CpuMask::all(8);
+            hw::CpuMask partial = online;  // not cpu7
+            partial.clear(0);
+            partial.clear(7);
+            cpu.local_irq_disable();
+            co_await r.chip->send_call_func_ipi(cpu, partial, online, kVector);
+            co_await cpu.local_irq_enable();
+        };
+        rig.cpus[0]->set_running(&rig.eng.spawn("cpu0", body(rig)));
+        rig.others_busy();
+        rig.eng.run();
+        EXPECT_EQ(rig.intc->stats().register_writes, 6u) << key;
+        EXPECT_EQ(rig.chip->stats().shorthand_sends, 0u) << key;
+        EXPECT_TRUE(rig.entered[7].empty()) << key;
+    }
+}
+
+TEST(Irqchip, a_call_func_ipi_whose_mask_holds_self_too_is_one_all_including_self_write) {
+    // native_send_call_func_ipi: self in the mask -> apic->send_IPI_all (x2apic_send_IPI_all).
+    IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys"}));
+    auto body = [](IntcRig& r) -> sim::Proc {
+        hw::Cpu& cpu = *r.cpus[0];
+        const hw::CpuMask online = hw::CpuMask::all(8);
+        cpu.local_irq_disable();
+        co_await r.chip->send_call_func_ipi(cpu, online, online, kVector);
+        r.send_done[0] = cpu.now();
+        co_await cpu.local_irq_enable();  // takes its own copy
+        co_await cpu.compute(100_us);
+    };
+    rig.cpus[0]->set_running(&rig.eng.spawn("cpu0", body(rig)));
+    rig.others_busy();
+    rig.eng.run();
+    EXPECT_EQ(rig.send_done[0], 150_ns);  // fence 50 + one ICR write 100
+    EXPECT_EQ(rig.intc->stats().register_writes, 1u);
+    EXPECT_EQ(rig.chip->stats().shorthand_sends, 1u);
+    EXPECT_EQ(rig.intc->fabric().stats().delivered, 8u);
+    EXPECT_EQ(rig.entry_times(0), times({900_ns}));  // 150 + self 500 + entry/EOI 250
+    EXPECT_EQ(rig.cpus[0]->profile().time_in_label(hw::profile_label("x2apic_send_IPI_all")), 150_ns);
+}

@@ -32,6 +32,11 @@ namespace ipisim::hw {
 
 class Cpu;
 
+// The ICR destination shorthands Linux uses (Intel SDM vol. 3A, "Interrupt Command Register
+// (ICR)", bits 19:18: 10b all including self, 11b all excluding self; APIC_DEST_ALLINC and
+// APIC_DEST_ALLBUT in arch/x86/include/asm/apicdef.h). The destination field is ignored.
+enum class DestShorthand : uint8_t { all_including_self, all_excluding_self };
+
 struct IntcStats {
     uint64_t register_writes = 0;  // writes that trigger a send: ICR (xAPIC low half, x2APIC MSR), SGI1R
     uint64_t icr_polls = 0;        // xAPIC: ICR reads waiting for the delivery-status bit to clear
@@ -57,6 +62,13 @@ public:
     // target's local APIC accepts it only while its RAR microcode is not processing (the
     // platform then gates the fabric's RAR acceptance on hw::Rar), and the sender sees the reply.
     [[nodiscard]] virtual bool rar_round_trip() const { return false; }
+    // Whether CPU c's controller accepts fixed interrupts of a destination shorthand: false
+    // once its x86 local APIC is software-disabled (SVR APIC_SPIV_APIC_ENABLED clear), as a CPU
+    // going offline does in apic_soft_disable() (arch/x86/kernel/apic/apic.c, since v5.4) so
+    // that a broadcast cannot reach it. Only shorthands consult it: the kernel never names an
+    // offline CPU as a destination.
+    void set_software_enabled(CpuId c, bool enabled) { software_enabled_.at(c) = enabled ? 1 : 0; }
+    [[nodiscard]] bool software_enabled(CpuId c) const { return software_enabled_.at(c) != 0; }
 
 protected:
     // Per-machine state (e.g. one ICR per CPU, id lookup tables), after attach().
@@ -71,6 +83,9 @@ protected:
     // One write addressed to several CPUs (a logical cluster, a GICv3 target list): one
     // message for the router, one copy to each target, in the order given. Returns the wait.
     sim::Picos post_group(const Cpu& sender, const std::vector<CpuId>& targets, uint32_t vector, DeliveryMode mode);
+    // A destination-shorthand write: post_group() to every software-enabled CPU of the
+    // machine in CPU order, the sender included or not. Returns the router wait.
+    sim::Picos post_shorthand(const Cpu& sender, DestShorthand which, uint32_t vector, DeliveryMode mode);
 
     IntcStats stats_;
 
@@ -78,6 +93,8 @@ private:
     sim::Engine* eng_ = nullptr;
     const MachineSpec* spec_ = nullptr;
     std::unique_ptr<DeliveryFabric> fabric_;
+    std::vector<CpuId> shorthand_targets_;   // scratch of post_shorthand()
+    std::vector<uint8_t> software_enabled_;  // per CPU
 };
 
 // The controller named by spec.intc.kind, attached to the machine. Throws

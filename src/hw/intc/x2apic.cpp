@@ -64,6 +64,12 @@ sim::Task<> X2apic::write_icr(Cpu& sender, uint32_t dest, DestMode mode, uint32_
     if (!group_.empty()) post_group(sender, group_, vector, delivery);  // one message for the router
 }
 
+sim::Task<> X2apic::write_icr_shorthand(Cpu& sender, DestShorthand which, uint32_t vector, DeliveryMode delivery) {
+    ++stats_.register_writes;
+    co_await sender.stall(params().icr_write);
+    post_shorthand(sender, which, vector, delivery);
+}
+
 namespace {
 
 const IntcRegistration<X2apic, X2apicParams> reg_phys(

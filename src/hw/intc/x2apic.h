@@ -3,6 +3,10 @@
 // wait for. Registered as "x2apic_phys" and "x2apic_cluster": the same hardware, driven by
 // Linux's physical or cluster destination-mode driver (kernel/irqchip).
 //
+// A write with a destination shorthand (all excluding / including self, as
+// __x2apic_send_IPI_shorthand() in arch/x86/kernel/apic/x2apic_phys.c issues for both Linux
+// drivers) is one ICR WRMSR too: one message for the package's router, a copy to every CPU.
+//
 // Cost model: one ICR WRMSR costs `icr_write`; the kernel's weak_wrmsr_fence() (mfence; lfence,
 // patched out on AMD where X86_FEATURE_APIC_MSRS_FENCE is clear) costs `fence`.
 #pragma once
@@ -40,6 +44,11 @@ public:
     // as one message for the package's interrupt router (DeliveryFabric::route).
     sim::Task<> write_icr(Cpu& sender, uint32_t dest, DestMode mode, uint32_t vector,
                           DeliveryMode delivery = DeliveryMode::fixed);
+    // One WRMSR of the ICR with a destination shorthand (destination field 0, ignored): when
+    // it retires, one message for the router and a copy to every CPU (but the sender for
+    // all_excluding_self), in CPU order.
+    sim::Task<> write_icr_shorthand(Cpu& sender, DestShorthand which, uint32_t vector,
+                                    DeliveryMode delivery = DeliveryMode::fixed);
 
 private:
     void on_attach() override;

@@ -106,6 +106,19 @@ sim::Task<> XapicMmio::write_icr(Cpu& sender, uint32_t vector, DeliveryMode mode
     set_icr_busy(sender, router_wait, load);
 }
 
+sim::Task<> XapicMmio::write_icr_shorthand(Cpu& sender, DestShorthand which, uint32_t vector, DeliveryMode mode) {
+    if (mode == DeliveryMode::rar && params().rar_round_trip) {
+        throw std::invalid_argument("xAPIC: a round-trip RAR has one target, not a destination shorthand");
+    }
+    ++stats_.register_writes;
+    co_await sender.stall(params().icr_write);
+    if (icr_[sender.id()]->awaiting_reply)
+        throw std::logic_error("xAPIC: ICR written while a RAR round trip is pending");
+    const Picos load = params().icr_busy_per_inflight * fabric().in_flight();
+    const Picos router_wait = post_shorthand(sender, which, vector, mode);
+    set_icr_busy(sender, router_wait, load);
+}
+
 // Not a coroutine when the busy end is known.
 sim::Task<> XapicMmio::read_icr_until_idle(Cpu& sender) {
     if (icr_[sender.id()]->awaiting_reply) return read_icr_until_reply(sender);

@@ -18,6 +18,17 @@
 //     message, which it does only while the target's RAR microcode is not processing
 //     (DeliveryFabric's RAR door, hw/tlb/rar.h). The busy end is unknown until then.
 // The busy state outlives a send: the next one waits for it too.
+//
+// Destination shorthand (write_icr_shorthand; __default_send_IPI_shortcut() in
+// arch/x86/kernel/apic/ipi.c): one low-ICR write with the shorthand bits, no ICR2 (the
+// destination field is ignored); one message for the package's router, a copy to every CPU
+// (but the sender for all-excluding-self). The SDM (vol. 3A, "Issuing Interprocessor
+// Interrupts", ICR delivery status: "Send Pending ... has not completed sending the last
+// IPI") publishes no busy time, for a broadcast or otherwise. The model keeps the unicast
+// rule: busy for icr_busy + the router wait + the load term, the broadcast being one message
+// for the router. That the broadcast's busy time equals a unicast's is an assumption
+// (docs/mechanisms.md §4.6); no parameter of its own. A round-trip RAR has one target and
+// cannot use a shorthand (std::invalid_argument).
 #pragma once
 
 #include <cstdint>
@@ -49,6 +60,11 @@ public:
     // native_apic_mem_write(APIC_ICR, vector | mode): sends to the ICR2 destination when it
     // retires and sets the delivery-status bit.
     sim::Task<> write_icr(Cpu& sender, uint32_t vector, DeliveryMode mode = DeliveryMode::fixed);
+    // native_apic_mem_write(APIC_ICR, shorthand | vector): sends to every CPU (but the sender
+    // for all_excluding_self) when it retires, as one message for the router, and sets the
+    // delivery-status bit like write_icr(). ICR2 is neither read nor changed.
+    sim::Task<> write_icr_shorthand(Cpu& sender, DestShorthand which, uint32_t vector,
+                                    DeliveryMode mode = DeliveryMode::fixed);
     // A loop of ICR reads until one sees the delivery-status bit clear, fast-forwarded: each
     // read returns the state at its end, so the loop makes max(1, ceil(busy_left / icr_read))
     // reads (one read when idle; the busy time itself when reads are free). While a round-trip

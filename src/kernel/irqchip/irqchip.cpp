@@ -29,6 +29,38 @@ sim::Task<> Irqchip::send_IPI(hw::Cpu& self, hw::CpuId target, uint32_t vector, 
     return do_send_IPI(self, target, vector, mode);
 }
 
+sim::Task<> Irqchip::send_call_func_ipi(hw::Cpu& self, const hw::CpuMask& mask, const hw::CpuMask& online,
+                                        uint32_t vector) {
+    if (mask.nr_cpus() != hw_->nr_cpus() || online.nr_cpus() != hw_->nr_cpus()) {
+        throw std::invalid_argument(
+            fmt::format("send_call_func_ipi: a {}-CPU mask on a {}-CPU machine", mask.nr_cpus(), hw_->nr_cpus()));
+    }
+    ++stats_.sends;
+    // static_branch_likely(&apic_use_ipi_shorthand); apic_smt_update() turns the key off
+    // while one CPU is online.
+    if (has_ipi_shorthand() && config_.apic_use_ipi_shorthand && online.weight() > 1) {
+        scratch_ = mask;
+        scratch_.set(self.id());
+        if (scratch_ == online) {  // cpumask_or_equal(mask, cpumask_of(cpu), cpu_online_mask)
+            ++stats_.shorthand_sends;
+            if (mask.test(self.id())) return do_send_IPI_all(self, online, vector);
+            return do_send_IPI_allbutself(self, online, vector);
+        }
+    }
+    return do_send_IPI_mask(self, mask, vector, hw::DeliveryMode::fixed);
+}
+
+// A coroutine: the mask lives in its frame while the driver iterates it.
+sim::Task<> Irqchip::do_send_IPI_allbutself(hw::Cpu& self, const hw::CpuMask& online, uint32_t vector) {
+    hw::CpuMask others = online;
+    others.clear(self.id());
+    co_await do_send_IPI_mask(self, others, vector, hw::DeliveryMode::fixed);
+}
+
+sim::Task<> Irqchip::do_send_IPI_all(hw::Cpu& self, const hw::CpuMask& online, uint32_t vector) {
+    return do_send_IPI_mask(self, online, vector, hw::DeliveryMode::fixed);
+}
+
 sim::Task<> Irqchip::do_send_IPI(hw::Cpu& self, hw::CpuId target, uint32_t vector, hw::DeliveryMode mode) {
     const hw::CpuMask one = hw::CpuMask::of(hw_->nr_cpus(), {target});
     co_await do_send_IPI_mask(self, one, vector, mode);

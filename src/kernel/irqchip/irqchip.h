@@ -38,10 +38,17 @@ enum class GicIpiBarrier : uint8_t { wmb, dsb_ishst };
 // driver uses its part.
 struct IrqchipConfig {
     GicIpiBarrier gic_ipi_barrier = GicIpiBarrier::dsb_ishst;
+    // x86: the apic_use_ipi_shorthand static key as apic_smt_update() (arch/x86/kernel/apic/
+    // ipi.c) sets it: on unless the no_ipi_broadcast=1 boot option ([kernel] no_ipi_broadcast)
+    // or not all present CPUs have booted (in the model all have); off before v5.4, whose
+    // drivers' send_IPI_allbutself looped over the online CPUs like send_IPI_mask. The key is
+    // also off while only one CPU is online (checked at each send).
+    bool apic_use_ipi_shorthand = true;
 };
 
 struct IrqchipStats {
-    uint64_t sends = 0;  // send_IPI / send_IPI_mask calls
+    uint64_t sends = 0;            // send_IPI / send_IPI_mask / send_call_func_ipi calls
+    uint64_t shorthand_sends = 0;  // send_call_func_ipi calls sent as one destination-shorthand IPI
 };
 
 class Irqchip {
@@ -63,6 +70,15 @@ public:
     sim::Task<> send_IPI(hw::Cpu& self, hw::CpuId target, uint32_t vector,
                          hw::DeliveryMode mode = hw::DeliveryMode::fixed);
 
+    // native_send_call_func_ipi(mask) (arch/x86/kernel/apic/ipi.c), x86's
+    // arch_send_call_function_ipi_mask: with the shorthand key on and mask | self == `online`
+    // (cpu_online_mask), ONE destination-shorthand IPI, apic->send_IPI_all when self is in the
+    // mask, else apic->send_IPI_allbutself (if more than one CPU is online); otherwise
+    // apic->send_IPI_mask(mask). A driver without shorthands (GICv3: arm64's
+    // arch_send_call_function_ipi_mask is smp_cross_call -> gic_ipi_send_mask) always takes
+    // the mask path.
+    sim::Task<> send_call_func_ipi(hw::Cpu& self, const hw::CpuMask& mask, const hw::CpuMask& online, uint32_t vector);
+
     [[nodiscard]] const IrqchipStats& stats() const { return stats_; }
     [[nodiscard]] hw::InterruptController& hardware() const { return *hw_; }
 
@@ -71,6 +87,13 @@ protected:
                                          hw::DeliveryMode mode) = 0;
     // Default: a one-CPU mask through do_send_IPI_mask.
     virtual sim::Task<> do_send_IPI(hw::Cpu& self, hw::CpuId target, uint32_t vector, hw::DeliveryMode mode);
+    // Whether the driver has apic->send_IPI_allbutself / send_IPI_all as destination
+    // shorthands (the x86 APIC drivers since v5.4).
+    [[nodiscard]] virtual bool has_ipi_shorthand() const { return false; }
+    // apic->send_IPI_allbutself / apic->send_IPI_all (fixed mode). Default: the mask path to
+    // `online` without / with self, for a driver without shorthands.
+    virtual sim::Task<> do_send_IPI_allbutself(hw::Cpu& self, const hw::CpuMask& online, uint32_t vector);
+    virtual sim::Task<> do_send_IPI_all(hw::Cpu& self, const hw::CpuMask& online, uint32_t vector);
     // Takes the driver's own view of the hardware; throws std::logic_error for the wrong kind.
     virtual void on_bind(hw::InterruptController& hw) = 0;
 
@@ -78,6 +101,7 @@ private:
     hw::InterruptController* hw_ = nullptr;
     IrqchipConfig config_;
     IrqchipStats stats_;
+    hw::CpuMask scratch_;  // send_call_func_ipi: mask | self
 };
 
 // A driver for hardware class Hw (hw::X2apic, hw::XapicMmio, hw::Gicv3).

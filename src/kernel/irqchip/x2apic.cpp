@@ -23,4 +23,21 @@ sim::Task<> X2apicDriver::do_send_IPI(hw::Cpu& self, hw::CpuId target, uint32_t 
     co_await __x2apic_send_IPI_dest(self, chip().apic_id(target), vector, hw::X2apic::DestMode::physical, mode);
 }
 
+sim::Task<> X2apicDriver::__x2apic_send_IPI_shorthand(hw::Cpu& self, uint32_t vector, hw::DestShorthand which) {
+    co_await weak_wrmsr_fence(self);
+    co_await chip().write_icr_shorthand(self, which, vector);
+}
+
+sim::Task<> X2apicDriver::do_send_IPI_allbutself(hw::Cpu& self, const hw::CpuMask& /*online*/, uint32_t vector) {
+    static const uint32_t label = hw::profile_label("x2apic_send_IPI_allbutself");
+    auto scope = self.function(label);
+    co_await __x2apic_send_IPI_shorthand(self, vector, hw::DestShorthand::all_excluding_self);
+}
+
+sim::Task<> X2apicDriver::do_send_IPI_all(hw::Cpu& self, const hw::CpuMask& /*online*/, uint32_t vector) {
+    static const uint32_t label = hw::profile_label("x2apic_send_IPI_all");
+    auto scope = self.function(label);
+    co_await __x2apic_send_IPI_shorthand(self, vector, hw::DestShorthand::all_including_self);
+}
+
 }  // namespace ipisim::kernel::irqchip

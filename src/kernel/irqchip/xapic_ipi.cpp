@@ -3,6 +3,9 @@
 //   1. apic_mem_wait_icr_idle(): poll the sender's own ICR until its delivery-status bit
 //      (APIC_ICR_BUSY) clears, charged as spin;
 //   2. ICR2 write (destination), 3. ICR write (vector, mode), which triggers the send.
+// Destination shorthands (default_send_IPI_allbutself / default_send_IPI_all, the physflat
+// driver's since v5.4, __default_send_IPI_shortcut): the same wait, then one ICR write with
+// the shorthand bits and no ICR2.
 #include "hw/cpu/cpu.h"
 #include "hw/intc/xapic_mmio.h"
 #include "kernel/irqchip/irqchip.h"
@@ -31,8 +34,33 @@ protected:
         co_await __default_send_IPI_dest_field(self, chip().apic_id(target), vector, mode);
     }
 
+    [[nodiscard]] bool has_ipi_shorthand() const override { return true; }
+
+    // default_send_IPI_allbutself(vector)
+    sim::Task<> do_send_IPI_allbutself(hw::Cpu& self, const hw::CpuMask& /*online*/, uint32_t vector) override {
+        static const uint32_t label = hw::profile_label("default_send_IPI_allbutself");
+        auto scope = self.function(label);
+        co_await __default_send_IPI_shortcut(self, hw::DestShorthand::all_excluding_self, vector);
+    }
+
+    // default_send_IPI_all(vector)
+    sim::Task<> do_send_IPI_all(hw::Cpu& self, const hw::CpuMask& /*online*/, uint32_t vector) override {
+        static const uint32_t label = hw::profile_label("default_send_IPI_all");
+        auto scope = self.function(label);
+        co_await __default_send_IPI_shortcut(self, hw::DestShorthand::all_including_self, vector);
+    }
+
 private:
+    // __default_send_IPI_shortcut(shortcut, vector): __xapic_wait_icr_idle(), then
+    // native_apic_mem_write(APIC_ICR, __prepare_ICR(shortcut, vector, 0)); ICR2 untouched.
+    // NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming): the kernel's name
+    sim::Task<> __default_send_IPI_shortcut(hw::Cpu& self, hw::DestShorthand which, uint32_t vector) {
+        co_await apic_mem_wait_icr_idle(self);
+        co_await chip().write_icr_shorthand(self, which, vector);
+    }
+
     // __default_send_IPI_dest_field(apicid, vector, APIC_DEST_PHYSICAL)
+    // NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming): the kernel's name
     sim::Task<> __default_send_IPI_dest_field(hw::Cpu& self, uint32_t apicid, uint32_t vector, hw::DeliveryMode mode) {
         co_await apic_mem_wait_icr_idle(self);
         co_await chip().write_icr2(self, apicid);       // native_apic_mem_write(APIC_ICR2, ...)

@@ -59,6 +59,9 @@ void Smp::set_cpu_online(CpuId cpu, bool online) {
     } else {
         online_.clear(cpu);
     }
+    // x86: the outgoing CPU soft-disables its local APIC (apic_soft_disable()), so that an
+    // all-but-self shorthand does not reach it; an incoming one enables it again.
+    ipi_.hardware().set_software_enabled(cpu, online);
 }
 
 Csd* Smp::new_csd(CpuId home_cpu, hw::CacheLine& line) {
@@ -247,10 +250,12 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
         if (nr_cpus == 1) {
             co_await send_call_function_single_ipi(self, last_cpu);
         } else if (nr_cpus > 1) {
-            // arch_send_call_function_ipi_mask(): no polling shortcut on this path.
+            // arch_send_call_function_ipi_mask(): no polling shortcut on this path. On x86,
+            // native_send_call_func_ipi(): one all-but-self shorthand IPI when the mask holds
+            // every other online CPU (kernel/irqchip/irqchip.h).
             stats_.ipis_many += nr_cpus;
             self.local_irq_disable();
-            co_await ipi_.send_IPI_mask(self, pc.cfd_cpumask_ipi, CALL_FUNCTION_VECTOR);
+            co_await ipi_.send_call_func_ipi(self, pc.cfd_cpumask_ipi, online_, CALL_FUNCTION_VECTOR);
             co_await self.local_irq_enable();
         }
     }

@@ -23,6 +23,10 @@ constexpr Tag kTags[] = {
     {"apic_mem_wait_icr_idle", hw::LabelCategory::ipi_send},
     {"__x2apic_send_IPI_mask", hw::LabelCategory::ipi_send},
     {"x2apic_send_IPI", hw::LabelCategory::ipi_send},
+    {"default_send_IPI_allbutself", hw::LabelCategory::ipi_send},
+    {"default_send_IPI_all", hw::LabelCategory::ipi_send},
+    {"x2apic_send_IPI_allbutself", hw::LabelCategory::ipi_send},
+    {"x2apic_send_IPI_all", hw::LabelCategory::ipi_send},
     {"gic_ipi_send_mask", hw::LabelCategory::ipi_send},
     {"rar_microcode", hw::LabelCategory::tlb_invalidation},
 };
