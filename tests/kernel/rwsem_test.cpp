@@ -21,8 +21,8 @@ using sim::Picos;
 
 namespace {
 
-constexpr Picos T = 50_ns;   // any line transfer
-constexpr Picos L1 = 1_ns;   // a hit
+constexpr Picos T = 50_ns;  // any line transfer
+constexpr Picos L1 = 1_ns;  // a hit
 constexpr Picos MEM = 100_ns;
 
 hw::MachineSpec uniform_toy8() {

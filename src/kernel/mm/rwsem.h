@@ -28,11 +28,11 @@
 //   the lock by the waker with one fetch_add and a store to each reader's waiter (waiter->task =
 //   NULL); wake_up_q() after wait_lock is released wakes the writer.
 //
-// A waiter waits on its own line, one per CPU ("<name>.waiter[cpu]", its task's line [A]): a reader
-// on its rwsem_waiter.task (waiter_task), a writer on its task state (task_state, which
-// try_to_wake_up writes), an OSQ spinner behind the head on its OSQ node. The waker's store to it is the wake-up,
-// so a release costs the count line, the wait_lock word (same line) and one store per woken
-// waiter, however many wait: the waiters do not re-read the count.
+// A waiter waits on its own line, one per CPU ("<name>.waiter[cpu]", its task's line [A]): a
+// reader on its rwsem_waiter.task (waiter_task), a writer on its task state (task_state, which
+// try_to_wake_up writes), an OSQ spinner behind the head on its OSQ node. The waker's store to
+// it is the wake-up, so a release costs the count line, the wait_lock word (same line) and one
+// store per woken waiter, however many wait: the waiters do not re-read the count.
 // The waiting CPU spins on that line with IRQs on [A]; the kernel sleeps in schedule()
 // (TASK_UNINTERRUPTIBLE) there; docs/mechanisms.md "mmap_lock waiters" says what this leaves out.
 // Left out: the lock hand-off bit (RWSEM_FLAG_HANDOFF, set after RWSEM_WAIT_TIMEOUT, 4 ms at
@@ -132,7 +132,7 @@ private:
     std::string name_;
     uint32_t home_node_;
     uint32_t label_;
-    std::vector<hw::CpuId> osq_;  // the OSQ (an MCS queue), head first
+    std::vector<hw::CpuId> osq_;     // the OSQ (an MCS queue), head first
     std::vector<Waiter> wait_list_;  // head first (vectors: a VMA lock that never waits allocates nothing)
     std::vector<std::unique_ptr<WaiterLine>> waiter_;  // per CPU, null until it waits
     uint64_t wakeups_ = 0;
