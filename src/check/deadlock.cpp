@@ -48,8 +48,9 @@ const hw::SimVar* Deadlock::lock_word(const hw::SimVar* var) const {
 hw::CpuId Deadlock::waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus) const {
     const Waits::Wait* w = waits.current_wait(cpu);
     if (w == nullptr) return nr_cpus;
-    if (const hw::CpuId* holder = holder_.find(lock_word(w->var))) return *holder;
-    if (auto it = rwsem_.find(w->var); it != rwsem_.end()) {
+    const hw::SimVar* word = lock_word(w->var);
+    if (const hw::CpuId* holder = holder_.find(word)) return *holder;
+    if (auto it = rwsem_.find(word); it != rwsem_.end()) {
         const RwOwners& o = it->second;
         if (o.writer) return o.writer_cpu;
         // A waiting writer waits for every reader: the edge goes to one that is stuck itself.
@@ -73,7 +74,7 @@ hw::CpuId Deadlock::blocked_by(const Waits& waits, hw::CpuId cpu, uint32_t nr_cp
     const hw::CpuId target = waits_for(waits, cpu, nr_cpus);
     if (target >= nr_cpus) return nr_cpus;
     const hw::SimVar* var = waits.current_wait(cpu)->var;
-    if (holder_.contains(lock_word(var)) || rwsem_.count(var) != 0) return target;
+    if (holder_.contains(lock_word(var)) || rwsem_.count(lock_word(var)) != 0) return target;
     return irqs_off(target) ? target : nr_cpus;  // a CSD: its target could take the IPI
 }
 
@@ -104,7 +105,7 @@ std::string Deadlock::describe(const Waits& waits, hw::CpuId c, uint32_t nr_cpus
             whom = fmt::format(", queued for {}, held by cpu{}", word->line().name(), target);
         } else if (holder_.contains(w->var)) {
             whom = fmt::format(", held by cpu{}", target);
-        } else if (const std::string owners = rwsem_owners(w->var); !owners.empty()) {
+        } else if (const std::string owners = rwsem_owners(lock_word(w->var)); !owners.empty()) {
             whom = ", " + owners;
         } else {
             whom = fmt::format(", a CSD only cpu{}'s IPI handler can release", target);

@@ -6,12 +6,12 @@
 // runs it). When the run ends with work unfinished and no event left (nothing can ever wake a
 // waiter), each waiting CPU's innermost wait gives one wait-for edge: a lock word, or a CPU's MCS
 // queue node of that lock (lock_queued: it waits for the handoff, in the end for the holder) -> its holder,
-// an rwsem -> its writer, or else one of its readers (one that is itself waiting, if any: that
-// is the one a cycle goes through), a CSD -> its target. A CSD edge blocks only while its target has IRQs off: a target
-// with IRQs on would run the handler at once if the IPI had been sent, so waiting on it with no event left is a lost
-// wake-up (the IPI was never sent), not a deadlock. A cycle of blocking edges is a deadlock,
-// reported with every CPU's held locks, wait and IRQ state; waits outside any cycle are lost
-// wake-ups (or wait on a CPU in the cycle).
+// an rwsem (its count, or a waiter's own line, lock_queued as for an MCS node) -> its writer, or else one of its
+// readers (one that is itself waiting, if any: that is the one a cycle goes through), a CSD -> its target. A CSD edge
+// blocks only while its target has IRQs off: a target with IRQs on would run the handler at once if the IPI had been
+// sent, so waiting on it with no event left is a lost wake-up (the IPI was never sent), not a deadlock. A cycle of
+// blocking edges is a deadlock, reported with every CPU's held locks, wait and IRQ state; waits outside any cycle are
+// lost wake-ups (or wait on a CPU in the cycle).
 #pragma once
 
 #include <cstdint>

@@ -9,8 +9,7 @@
 
 namespace ipisim::kernel::mm {
 
-MemCgroup::MemCgroup(hw::Memory& mem, uint32_t depth, uint32_t nr_cpus)
-    : mem_(mem), depth_(depth), stock_(nr_cpus, 0) {
+MemCgroup::MemCgroup(hw::Memory& mem, uint32_t depth, uint32_t nr_cpus) : mem_(mem), depth_(depth), stock_(nr_cpus, 0) {
     if (depth == 0) return;  // the root cgroup is never charged
     for (uint32_t l = 0; l <= depth; ++l) {
         // Each mem_cgroup is its own allocation: its page_counter on its own line. [A] homed on
