@@ -10,6 +10,7 @@
 #include "hw/intc/delivery_fabric.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -17,12 +18,6 @@ using hw::DeliveryMode;
 using sim::Picos;
 
 namespace {
-
-hw::MachineSpec toy_machine(const std::string& name, const std::vector<std::string>& overrides = {}) {
-    config::Document doc = config::Document::load(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
-    for (const std::string& o : overrides) doc.apply_override(o);
-    return hw::load_machine(doc, name);
-}
 
 // (time, target, sender) of each RAR delivery.
 using Log = std::vector<std::tuple<Picos, hw::CpuId, hw::CpuId>>;
@@ -44,7 +39,7 @@ struct FabricRig {
 }  // namespace
 
 TEST(Fabric, an_uncontended_message_takes_the_latency_of_its_distance_class) {
-    FabricRig rig(toy_machine("toy8"));
+    FabricRig rig(test::load_test_machine("toy8"));
     EXPECT_EQ(rig.fabric.latency(0, 1), 500_ns);
     EXPECT_EQ(rig.fabric.latency(0, 5), 1000_ns);
     rig.send(0, 5);
@@ -55,7 +50,7 @@ TEST(Fabric, an_uncontended_message_takes_the_latency_of_its_distance_class) {
 }
 
 TEST(Fabric, with_capacity_one_the_second_message_waits_for_the_first) {
-    FabricRig rig(toy_machine("toy2", {"intc.fabric.capacity=1"}));
+    FabricRig rig(test::load_test_machine("toy2", {"intc.fabric.capacity=1"}));
     rig.send(0, 1);
     rig.send(1, 0);
     EXPECT_EQ(rig.fabric.in_flight(), 2u);
@@ -68,7 +63,7 @@ TEST(Fabric, with_capacity_one_the_second_message_waits_for_the_first) {
 }
 
 TEST(Fabric, many_simultaneous_senders_queue_fifo_for_slots) {
-    FabricRig rig(toy_machine("toy8", {"intc.fabric.capacity=2"}));
+    FabricRig rig(test::load_test_machine("toy8", {"intc.fabric.capacity=2"}));
     for (hw::CpuId s = 1; s <= 4; ++s) rig.send(s, 0);  // cpu1 500 ns away, cpu2-3 750, cpu4 1 us
     rig.eng.run();
     ASSERT_EQ(rig.log.size(), 4u);
@@ -81,7 +76,7 @@ TEST(Fabric, many_simultaneous_senders_queue_fifo_for_slots) {
 }
 
 TEST(Fabric, per_target_acceptance_serializes_a_burst_to_one_target) {
-    FabricRig rig(toy_machine("toy2"));
+    FabricRig rig(test::load_test_machine("toy2"));
     rig.fabric.set_accept_time(100_ns);
     rig.send(0, 1);
     rig.send(0, 1);
@@ -94,7 +89,7 @@ TEST(Fabric, per_target_acceptance_serializes_a_burst_to_one_target) {
 }
 
 TEST(Fabric, a_nearer_message_is_accepted_in_arrival_order_not_behind_a_farther_one) {
-    FabricRig rig(toy_machine("toy8"));
+    FabricRig rig(test::load_test_machine("toy8"));
     rig.send(5, 0);  // cross_package: arrives at 1 us
     rig.send(1, 0);  // same_l3: arrives at 500 ns
     rig.eng.run();
@@ -103,7 +98,7 @@ TEST(Fabric, a_nearer_message_is_accepted_in_arrival_order_not_behind_a_farther_
 }
 
 TEST(Fabric, a_rar_message_without_a_registered_hook_is_an_error) {
-    const hw::MachineSpec spec = toy_machine("toy2");
+    const hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     hw::DeliveryFabric fabric(eng, spec, {nullptr, nullptr});
     EXPECT_THROW(fabric.send(0, 1, 0xe0, DeliveryMode::rar), std::logic_error);
@@ -114,7 +109,7 @@ TEST(Fabric, a_rar_message_without_a_registered_hook_is_an_error) {
 // order; the wait comes on top of the delivery latency (which includes R).
 
 TEST(Fabric, a_message_sent_while_the_router_routes_another_waits_for_it) {
-    FabricRig rig(toy_machine("toy2", {"intc.fabric.router_service=100 ns"}));
+    FabricRig rig(test::load_test_machine("toy2", {"intc.fabric.router_service=100 ns"}));
     EXPECT_EQ(rig.fabric.send(0, 1, 0xe0, DeliveryMode::rar), Picos::zero());
     EXPECT_EQ(rig.fabric.send(1, 0, 0xe0, DeliveryMode::rar), 100_ns);
     EXPECT_EQ(rig.fabric.router().free_at(0), 200_ns);
@@ -129,7 +124,7 @@ TEST(Fabric, a_message_sent_while_the_router_routes_another_waits_for_it) {
 }
 
 TEST(Fabric, the_router_serves_simultaneous_senders_in_the_order_they_sent) {
-    FabricRig rig(toy_machine("toy8", {"intc.fabric.router_service=100 ns"}));
+    FabricRig rig(test::load_test_machine("toy8", {"intc.fabric.router_service=100 ns"}));
     std::vector<Picos> waits;
     for (hw::CpuId s = 0; s < 4; ++s) waits.push_back(rig.fabric.send(s, 0, 0xe0, DeliveryMode::rar));
     EXPECT_EQ(waits, (std::vector<Picos>{0_ns, 100_ns, 200_ns, 300_ns}));
@@ -139,7 +134,7 @@ TEST(Fabric, the_router_serves_simultaneous_senders_in_the_order_they_sent) {
 }
 
 TEST(Fabric, a_router_that_went_idle_adds_nothing_to_a_later_message) {
-    FabricRig rig(toy_machine("toy2", {"intc.fabric.router_service=100 ns"}));
+    FabricRig rig(test::load_test_machine("toy2", {"intc.fabric.router_service=100 ns"}));
     rig.send(0, 1);
     rig.eng.run_until(100_ns);
     EXPECT_EQ(rig.fabric.send(1, 0, 0xe0, DeliveryMode::rar), Picos::zero());  // free again at exactly 100
@@ -149,7 +144,7 @@ TEST(Fabric, a_router_that_went_idle_adds_nothing_to_a_later_message) {
 }
 
 TEST(Fabric, each_package_has_its_own_router) {
-    FabricRig rig(toy_machine("toy8", {"intc.fabric.router_service=100 ns"}));
+    FabricRig rig(test::load_test_machine("toy8", {"intc.fabric.router_service=100 ns"}));
     EXPECT_EQ(rig.fabric.send(0, 1, 0xe0, DeliveryMode::rar), Picos::zero());  // package 0
     EXPECT_EQ(rig.fabric.send(4, 5, 0xe0, DeliveryMode::rar), Picos::zero());  // package 1
     EXPECT_EQ(rig.fabric.send(5, 0, 0xe0, DeliveryMode::rar), 100_ns);         // package 1 again
@@ -158,7 +153,7 @@ TEST(Fabric, each_package_has_its_own_router) {
 }
 
 TEST(Fabric, one_write_addressed_to_several_cpus_is_one_router_message) {
-    FabricRig rig(toy_machine("toy8", {"intc.fabric.router_service=100 ns"}));
+    FabricRig rig(test::load_test_machine("toy8", {"intc.fabric.router_service=100 ns"}));
     rig.fabric.send(1, 0, 0xe0, DeliveryMode::rar);  // router busy until 100
     const Picos wait = rig.fabric.route(0);
     EXPECT_EQ(wait, 100_ns);
@@ -172,7 +167,7 @@ TEST(Fabric, one_write_addressed_to_several_cpus_is_one_router_message) {
 }
 
 TEST(Fabric, without_a_router_simultaneous_messages_do_not_wait) {
-    FabricRig rig(toy_machine("toy2"));
+    FabricRig rig(test::load_test_machine("toy2"));
     EXPECT_EQ(rig.fabric.send(0, 1, 0xe0, DeliveryMode::rar), Picos::zero());
     EXPECT_EQ(rig.fabric.send(1, 0, 0xe0, DeliveryMode::rar), Picos::zero());
     rig.eng.run();

@@ -18,6 +18,7 @@
 #include "hw/intc/xapic_mmio.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -26,12 +27,6 @@ using sim::Picos;
 namespace {
 
 constexpr uint32_t kVector = 0xfb;
-
-hw::MachineSpec toy_machine(const std::string& name, const std::vector<std::string>& overrides = {}) {
-    config::Document doc = config::Document::load(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
-    for (const std::string& o : overrides) doc.apply_override(o);
-    return hw::load_machine(doc, name);
-}
 
 // Every CPU modeled and busy; CPU 0 runs `body` against the controller; handler entries recorded.
 struct Rig {
@@ -89,14 +84,14 @@ TEST(Intc, the_four_kinds_of_the_machine_files_are_registered_on_their_architect
 }
 
 TEST(Intc, a_cpu_list_that_does_not_match_the_machine_is_rejected) {
-    const hw::MachineSpec spec = toy_machine("toy2");
+    const hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     hw::Cpu cpu0(eng, 0, spec);
     EXPECT_THROW(hw::make_interrupt_controller(spec, eng, {&cpu0}), std::invalid_argument);
 }
 
 TEST(Intc, an_unregistered_kind_is_rejected_naming_the_registered_ones) {
-    hw::MachineSpec spec = toy_machine("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     spec.intc.kind = "x3apic";
     sim::Engine eng;
     std::vector<std::unique_ptr<hw::Cpu>> cpus;
@@ -111,7 +106,7 @@ TEST(Intc, an_unregistered_kind_is_rejected_naming_the_registered_ones) {
 }
 
 TEST(Intc, an_x2apic_physical_icr_write_delivers_to_the_cpu_with_that_apic_id_when_it_retires) {
-    Rig rig(toy_machine("toy8"));
+    Rig rig(test::load_test_machine("toy8"));
     auto& x2apic = dynamic_cast<hw::X2apic&>(*rig.intc);
     rig.run([&](hw::Cpu& cpu) {
         return x2apic.write_icr(cpu, x2apic.apic_id(5), hw::X2apic::DestMode::physical, kVector);
@@ -123,7 +118,7 @@ TEST(Intc, an_x2apic_physical_icr_write_delivers_to_the_cpu_with_that_apic_id_wh
 }
 
 TEST(Intc, an_x2apic_logical_icr_write_delivers_to_every_cpu_of_its_cluster_bitmap) {
-    Rig rig(toy_machine("toy8"));
+    Rig rig(test::load_test_machine("toy8"));
     auto& x2apic = dynamic_cast<hw::X2apic&>(*rig.intc);
     const uint32_t dest = hw::X2apic::logical_id(x2apic.apic_id(1)) | hw::X2apic::logical_id(x2apic.apic_id(6));
     EXPECT_EQ(dest, (0U << 16) | (1U << 1) | (1U << 6));
@@ -134,7 +129,7 @@ TEST(Intc, an_x2apic_logical_icr_write_delivers_to_every_cpu_of_its_cluster_bitm
 }
 
 TEST(Intc, the_x2apic_fence_costs_the_machine_fence) {
-    Rig rig(toy_machine("toy2"));
+    Rig rig(test::load_test_machine("toy2"));
     auto& x2apic = dynamic_cast<hw::X2apic&>(*rig.intc);
     rig.run([&](hw::Cpu& cpu) { return x2apic.wrmsr_fence(cpu); });
     EXPECT_EQ(rig.done, 50_ns);
@@ -142,7 +137,7 @@ TEST(Intc, the_x2apic_fence_costs_the_machine_fence) {
 }
 
 TEST(Intc, an_xapic_icr_write_sends_to_the_icr2_destination_and_sets_the_delivery_status_bit) {
-    Rig rig(toy_machine("toy4"));
+    Rig rig(test::load_test_machine("toy4"));
     auto& xapic = dynamic_cast<hw::XapicMmio&>(*rig.intc);
     Picos sent;
     rig.run([&](hw::Cpu& cpu) -> sim::Task<> {
@@ -159,7 +154,7 @@ TEST(Intc, an_xapic_icr_write_sends_to_the_icr2_destination_and_sets_the_deliver
 }
 
 TEST(Intc, an_idle_xapic_icr_reads_once) {
-    Rig rig(toy_machine("toy4"));
+    Rig rig(test::load_test_machine("toy4"));
     auto& xapic = dynamic_cast<hw::XapicMmio&>(*rig.intc);
     rig.run([&](hw::Cpu& cpu) { return xapic.read_icr_until_idle(cpu); });
     EXPECT_EQ(rig.done, 50_ns);
@@ -177,7 +172,7 @@ TEST(Intc, xapic_ids_above_254_do_not_fit_the_topology) {
 }
 
 TEST(Intc, a_gicv3_sgi1r_write_delivers_to_the_target_list_of_its_affinity_group) {
-    Rig rig(toy_machine("toy4_arm"));
+    Rig rig(test::load_test_machine("toy4_arm"));
     auto& gic = dynamic_cast<hw::Gicv3&>(*rig.intc);
     // toy4_arm is mpidr_flat: Aff3 = package, Aff0 = core; cpu2 and cpu3 form group 1 << 32.
     const uint64_t group = hw::Gicv3::sgi_cluster_id(gic.mpidr(2));
@@ -190,7 +185,7 @@ TEST(Intc, a_gicv3_sgi1r_write_delivers_to_the_target_list_of_its_affinity_group
 }
 
 TEST(Intc, the_gicv3_barriers_cost_the_machine_barriers) {
-    Rig rig(toy_machine("toy4_arm"));
+    Rig rig(test::load_test_machine("toy4_arm"));
     auto& gic = dynamic_cast<hw::Gicv3&>(*rig.intc);
     rig.run([&](hw::Cpu& cpu) -> sim::Task<> {
         co_await gic.dsb_st(cpu);
@@ -204,7 +199,8 @@ TEST(Intc, the_gicv3_barriers_cost_the_machine_barriers) {
 // (docs/mechanisms.md §3.5), at register level on toy4 (ICR busy 200 flat here).
 
 TEST(Intc, an_xapic_icr_stays_busy_for_its_messages_router_wait_on_top_of_icr_busy) {
-    Rig rig(toy_machine("toy4", {"intc.params.icr_busy_per_inflight=0 ns", "intc.fabric.router_service=150 ns"}));
+    Rig rig(test::load_test_machine("toy4",
+                                    {"intc.params.icr_busy_per_inflight=0 ns", "intc.fabric.router_service=150 ns"}));
     auto& xapic = dynamic_cast<hw::XapicMmio&>(*rig.intc);
     rig.intc->fabric().send(1, 2, kVector, hw::DeliveryMode::fixed);  // holds the router 0..150
     Picos sent;
@@ -223,7 +219,7 @@ TEST(Intc, an_xapic_icr_stays_busy_for_its_messages_router_wait_on_top_of_icr_bu
 }
 
 TEST(Intc, a_round_trip_rar_icr_reads_busy_until_rar_reply_after_the_target_accepted_it) {
-    Rig rig(toy_machine("toy4", {"intc.params.rar_round_trip=true", "intc.params.rar_reply=300 ns"}));
+    Rig rig(test::load_test_machine("toy4", {"intc.params.rar_round_trip=true", "intc.params.rar_reply=300 ns"}));
     auto& xapic = dynamic_cast<hw::XapicMmio&>(*rig.intc);
     EXPECT_TRUE(xapic.rar_round_trip());
     Picos accepted;
@@ -240,7 +236,7 @@ TEST(Intc, a_round_trip_rar_icr_reads_busy_until_rar_reply_after_the_target_acce
 }
 
 TEST(Intc, without_the_round_trip_a_rar_icr_is_busy_like_a_fixed_one) {
-    Rig rig(toy_machine("toy4"));
+    Rig rig(test::load_test_machine("toy4"));
     auto& xapic = dynamic_cast<hw::XapicMmio&>(*rig.intc);
     EXPECT_FALSE(xapic.rar_round_trip());
     rig.intc->fabric().set_rar_hook([](hw::CpuId, hw::CpuId) {});

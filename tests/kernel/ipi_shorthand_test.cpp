@@ -25,12 +25,6 @@ using sim::Picos;
 
 namespace {
 
-hw::MachineSpec machine(const std::string& name, const std::vector<std::string>& overrides = {}) {
-    config::Document doc = config::Document::load(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
-    for (const std::string& o : overrides) doc.apply_override(o);
-    return hw::load_machine(doc, name);
-}
-
 kernel::KernelConfig kernel_config(bool no_ipi_broadcast = false, const std::string& version = "") {
     kernel::KernelConfig k;
     k.version = version;
@@ -83,7 +77,7 @@ std::vector<hw::CpuId> all_but_cpu0(uint32_t n) {
 }  // namespace
 
 TEST(IpiShorthand, an_xapic_call_to_all_other_cpus_is_one_icr_write_delivered_to_every_target) {
-    const hw::MachineSpec spec = machine("toy4");
+    const hw::MachineSpec spec = test::load_test_machine("toy4");
     const hw::XapicParams& p = hw::intc_params<hw::XapicParams>(spec);
     const Outcome o =
         call_many(spec, kernel_config(), {1, 2, 3}, {"default_send_IPI_allbutself", "apic_mem_wait_icr_idle"});
@@ -97,7 +91,8 @@ TEST(IpiShorthand, an_xapic_call_to_all_other_cpus_is_one_icr_write_delivered_to
 }
 
 TEST(IpiShorthand, an_xapic_call_to_all_but_one_other_cpu_writes_the_icr_once_per_target) {
-    const Outcome o = call_many(machine("toy4"), kernel_config(), {1, 2}, {"default_send_IPI_allbutself"});
+    const Outcome o =
+        call_many(test::load_test_machine("toy4"), kernel_config(), {1, 2}, {"default_send_IPI_allbutself"});
     EXPECT_EQ(o.icr_writes, 2u);
     EXPECT_EQ(o.shorthand_sends, 0u);
     EXPECT_EQ(o.send_time, Picos::zero());
@@ -105,7 +100,8 @@ TEST(IpiShorthand, an_xapic_call_to_all_but_one_other_cpu_writes_the_icr_once_pe
 }
 
 TEST(IpiShorthand, no_ipi_broadcast_sends_to_all_other_cpus_one_icr_write_each) {
-    const Outcome o = call_many(machine("toy4"), kernel_config(true), {1, 2, 3}, {"default_send_IPI_allbutself"});
+    const Outcome o =
+        call_many(test::load_test_machine("toy4"), kernel_config(true), {1, 2, 3}, {"default_send_IPI_allbutself"});
     EXPECT_EQ(o.icr_writes, 3u);
     EXPECT_EQ(o.shorthand_sends, 0u);
     EXPECT_EQ(o.calls, 3);
@@ -113,12 +109,12 @@ TEST(IpiShorthand, no_ipi_broadcast_sends_to_all_other_cpus_one_icr_write_each) 
 }
 
 TEST(IpiShorthand, a_kernel_before_the_v5_4_shorthand_rework_sends_one_icr_write_per_target) {
-    EXPECT_EQ(call_many(machine("toy4"), kernel_config(false, "5.3"), {1, 2, 3}, {"x"}).icr_writes, 3u);
-    EXPECT_EQ(call_many(machine("toy4"), kernel_config(false, "5.4"), {1, 2, 3}, {"x"}).icr_writes, 1u);
+    EXPECT_EQ(call_many(test::load_test_machine("toy4"), kernel_config(false, "5.3"), {1, 2, 3}, {"x"}).icr_writes, 3u);
+    EXPECT_EQ(call_many(test::load_test_machine("toy4"), kernel_config(false, "5.4"), {1, 2, 3}, {"x"}).icr_writes, 1u);
 }
 
 TEST(IpiShorthand, an_x2apic_phys_call_to_all_other_cpus_is_the_fence_and_one_icr_write) {
-    const hw::MachineSpec spec = machine("toy8", {"intc.kind=x2apic_phys"});
+    const hw::MachineSpec spec = test::load_test_machine("toy8", {"intc.kind=x2apic_phys"});
     const hw::X2apicParams& p = hw::intc_params<hw::X2apicParams>(spec);
     const Outcome o = call_many(spec, kernel_config(), all_but_cpu0(8), {"x2apic_send_IPI_allbutself"});
     EXPECT_EQ(o.icr_writes, 1u);
@@ -136,7 +132,7 @@ TEST(IpiShorthand, an_x2apic_phys_call_to_all_other_cpus_is_the_fence_and_one_ic
 
 TEST(IpiShorthand, an_x2apic_cluster_call_to_all_other_cpus_of_two_clusters_is_one_icr_write) {
     // 8 cores per L3: each package is one 16-CPU cluster; the mask path writes once per cluster.
-    const hw::MachineSpec spec = machine("toy8", {"topology.cores_per_l3=8"});
+    const hw::MachineSpec spec = test::load_test_machine("toy8", {"topology.cores_per_l3=8"});
     const Outcome on = call_many(spec, kernel_config(), all_but_cpu0(32), {"x2apic_send_IPI_allbutself"});
     EXPECT_EQ(on.icr_writes, 1u);
     EXPECT_EQ(on.calls, 31);
@@ -148,7 +144,7 @@ TEST(IpiShorthand, an_x2apic_cluster_call_to_all_other_cpus_of_two_clusters_is_o
 TEST(IpiShorthand, a_gicv3_call_to_all_other_cpus_takes_the_mask_path) {
     // arm64's arch_send_call_function_ipi_mask is smp_cross_call -> gic_ipi_send_mask, which
     // does not set ICC_SGI1R_EL1.IRM: one SGI1R write per affinity group ({1}, {2, 3}).
-    const Outcome o = call_many(machine("toy4_arm"), kernel_config(), {1, 2, 3}, {"gic_ipi_send_mask"});
+    const Outcome o = call_many(test::load_test_machine("toy4_arm"), kernel_config(), {1, 2, 3}, {"gic_ipi_send_mask"});
     EXPECT_EQ(o.icr_writes, 2u);
     EXPECT_EQ(o.shorthand_sends, 0u);
     EXPECT_EQ(o.calls, 3);
@@ -158,7 +154,7 @@ TEST(IpiShorthand, with_a_cpu_offline_a_call_to_all_online_others_is_one_write_t
     // cpu3 offline: cpu_online_mask = {0, 1, 2}; smp_call_function_many's mask & online =
     // {1, 2} = every other online CPU, so the shorthand goes out. cpu3's local APIC is
     // software-disabled (apic_soft_disable) and does not accept it.
-    test::KernelWorld w(machine("toy4"), kernel_config());
+    test::KernelWorld w(test::load_test_machine("toy4"), kernel_config());
     w.k->smp().set_cpu_online(3, false);
     EXPECT_FALSE(w.plat->intc().software_enabled(3));
     int calls = 0;

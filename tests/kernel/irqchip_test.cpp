@@ -18,6 +18,7 @@
 #include "kernel/irqchip/irqchip.h"
 #include "sim/engine.h"
 #include "sim/registry.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -27,13 +28,6 @@ using sim::Picos;
 namespace {
 
 constexpr uint32_t kVector = 0xfb;
-
-// machines/NAME.toml with "--set"-style overrides.
-hw::MachineSpec toy_machine(const std::string& name, const std::vector<std::string>& overrides = {}) {
-    config::Document doc = config::Document::load(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
-    for (const std::string& o : overrides) doc.apply_override(o);
-    return hw::load_machine(doc, name);
-}
 
 // A toy machine with every CPU modeled, its interrupt controller and its kernel driver, and a
 // recording IPI handler.
@@ -119,19 +113,19 @@ TEST(Irqchip, every_registered_interrupt_controller_has_a_kernel_driver) {
     const auto& drivers = sim::Registry<kernel::irqchip::Irqchip>::instance();
     for (const hw::IntcType* t : hw::intc_types()) EXPECT_TRUE(drivers.contains(t->name)) << t->name;
     for (const char* machine : {"toy2", "toy4", "toy8", "toy4_arm"}) {
-        IntcRig rig(toy_machine(machine));
+        IntcRig rig(test::load_test_machine(machine));
         EXPECT_EQ(&rig.chip->hardware(), rig.intc.get()) << machine;
     }
 }
 
 TEST(Irqchip, a_mask_of_another_machine_size_is_rejected) {
-    IntcRig rig(toy_machine("toy2"));
+    IntcRig rig(test::load_test_machine("toy2"));
     EXPECT_THROW((void)rig.chip->send_IPI_mask(*rig.cpus[0], hw::CpuMask(8), kVector), std::invalid_argument);
     EXPECT_THROW((void)rig.chip->send_IPI(*rig.cpus[0], 2, kVector), std::out_of_range);
 }
 
 TEST(Irqchip, an_x2apic_phys_send_to_three_targets_costs_one_fence_and_three_icr_writes) {
-    IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys"}));
+    IntcRig rig(test::load_test_machine("toy8", {"intc.kind=x2apic_phys"}));
     rig.sender(0, rig.mask({1, 2, 5}));
     rig.others_busy();
     rig.eng.run();
@@ -148,7 +142,7 @@ TEST(Irqchip, an_x2apic_phys_send_to_three_targets_costs_one_fence_and_three_icr
 }
 
 TEST(Irqchip, an_ipi_is_not_delivered_at_t_minus_1_and_is_at_t) {
-    IntcRig rig(toy_machine("toy2"));
+    IntcRig rig(test::load_test_machine("toy2"));
     auto body = [](IntcRig& r) -> sim::Proc {
         hw::Cpu& cpu = *r.cpus[0];
         cpu.local_irq_disable();
@@ -171,7 +165,7 @@ TEST(Irqchip, an_ipi_is_not_delivered_at_t_minus_1_and_is_at_t) {
 
 TEST(Irqchip, x2apic_cluster_mode_writes_the_icr_once_for_targets_in_one_cluster) {
     // toy8's APIC ids are 0..7: both packages are in cluster 0.
-    IntcRig rig(toy_machine("toy8"));
+    IntcRig rig(test::load_test_machine("toy8"));
     rig.sender(0, rig.mask({1, 2, 5}));
     rig.others_busy();
     rig.eng.run();
@@ -184,7 +178,7 @@ TEST(Irqchip, x2apic_cluster_mode_writes_the_icr_once_for_targets_in_one_cluster
 
 TEST(Irqchip, x2apic_cluster_mode_writes_the_icr_once_per_16_cpu_cluster) {
     // 8 cores per L3: APIC id = package << 4 | l3 << 3 | core, so each package is one cluster.
-    IntcRig rig(toy_machine("toy8", {"topology.cores_per_l3=8"}));
+    IntcRig rig(test::load_test_machine("toy8", {"topology.cores_per_l3=8"}));
     ASSERT_EQ(rig.spec.topology.hw_id(17) >> 4, 1u);
     rig.sender(0, rig.mask({1, 2, 17, 18}));
     rig.others_busy();
@@ -196,7 +190,7 @@ TEST(Irqchip, x2apic_cluster_mode_writes_the_icr_once_per_16_cpu_cluster) {
 }
 
 TEST(Irqchip, xapic_waits_for_its_own_icr_idle_between_targets) {
-    IntcRig rig(toy_machine("toy4", {"topology.cores_per_l3=4"}));
+    IntcRig rig(test::load_test_machine("toy4", {"topology.cores_per_l3=4"}));
     rig.sender(0, rig.mask({2, 3, 4}));
     rig.others_busy();
     rig.eng.run();
@@ -212,7 +206,7 @@ TEST(Irqchip, xapic_waits_for_its_own_icr_idle_between_targets) {
 }
 
 TEST(Irqchip, xapic_icr_busy_grows_with_messages_in_flight_so_simultaneous_senders_slow_each_other) {
-    IntcRig rig(toy_machine("toy4", {"topology.cores_per_l3=4"}));
+    IntcRig rig(test::load_test_machine("toy4", {"topology.cores_per_l3=4"}));
     rig.sender(0, rig.mask({2, 3, 4}));
     rig.sender(1, rig.mask({5, 6, 7}));
     rig.others_busy();
@@ -224,7 +218,7 @@ TEST(Irqchip, xapic_icr_busy_grows_with_messages_in_flight_so_simultaneous_sende
 }
 
 TEST(Irqchip, a_gicv3_send_costs_the_barrier_one_sgi1r_write_per_affinity_group_and_an_isb) {
-    IntcRig rig(toy_machine("toy4_arm"));
+    IntcRig rig(test::load_test_machine("toy4_arm"));
     rig.sender(0, rig.mask({1, 2, 3}));  // groups: {1} (package 0), {2, 3} (package 1)
     rig.others_busy();
     rig.eng.run();
@@ -238,7 +232,7 @@ TEST(Irqchip, a_gicv3_send_costs_the_barrier_one_sgi1r_write_per_affinity_group_
 TEST(Irqchip, the_gicv3_driver_barrier_wmb_and_dsb_ishst_differ_by_exactly_their_cost_difference) {
     Picos took[2];
     for (const GicIpiBarrier b : {GicIpiBarrier::wmb, GicIpiBarrier::dsb_ishst}) {
-        IntcRig rig(toy_machine("toy4_arm"));
+        IntcRig rig(test::load_test_machine("toy4_arm"));
         rig.chip->configure({.gic_ipi_barrier = b});
         rig.sender(0, rig.mask({1, 2, 3}));
         rig.others_busy();
@@ -256,7 +250,7 @@ TEST(Irqchip, the_default_gicv3_barrier_is_dsb_ishst_of_current_kernels) {
 TEST(Irqchip, an_x86_driver_ignores_the_gic_barrier_setting) {
     Picos took[2];
     for (const GicIpiBarrier b : {GicIpiBarrier::wmb, GicIpiBarrier::dsb_ishst}) {
-        IntcRig rig(toy_machine("toy2"));
+        IntcRig rig(test::load_test_machine("toy2"));
         rig.chip->configure({.gic_ipi_barrier = b});
         rig.sender(0, rig.mask({1}));
         rig.others_busy();
@@ -268,7 +262,7 @@ TEST(Irqchip, an_x86_driver_ignores_the_gic_barrier_setting) {
 }
 
 TEST(Irqchip, rar_mode_delivery_calls_the_rar_hook_and_not_the_irq_handler) {
-    IntcRig rig(toy_machine("toy2"));
+    IntcRig rig(test::load_test_machine("toy2"));
     std::vector<std::pair<hw::CpuId, hw::CpuId>> rar;
     Picos at;
     rig.intc->fabric().set_rar_hook([&](hw::CpuId target, hw::CpuId sender) {
@@ -288,7 +282,7 @@ TEST(Irqchip, rar_mode_delivery_calls_the_rar_hook_and_not_the_irq_handler) {
 TEST(Irqchip, contended_sends_are_bit_identical_across_runs) {
     uint64_t fp[2];
     for (uint64_t& f : fp) {
-        IntcRig rig(toy_machine("toy4", {"topology.cores_per_l3=4", "intc.fabric.capacity=2"}));
+        IntcRig rig(test::load_test_machine("toy4", {"topology.cores_per_l3=4", "intc.fabric.capacity=2"}));
         rig.sender(0, rig.mask({2, 3, 4, 5}));
         rig.sender(1, rig.mask({4, 5, 6, 7}));
         rig.others_busy();
@@ -301,8 +295,8 @@ TEST(Irqchip, contended_sends_are_bit_identical_across_runs) {
 TEST(Irqchip, x2apic_cluster_mode_covers_smt_siblings_numbered_apart_with_one_write) {
     // toy8 with SMT: APIC id = package << 3 | l3 << 2 | core << 1 | thread, all in cluster 0;
     // smt_last numbering puts cpu1's sibling at cpu9.
-    IntcRig rig(toy_machine("toy8", {"topology.threads_per_core=2", "coherence.smt=\"10 ns\"",
-                                     "intc.fabric.smt=\"500 ns\"", "cpu.smt_throughput_percent=50"}));
+    IntcRig rig(test::load_test_machine("toy8", {"topology.threads_per_core=2", "coherence.smt=\"10 ns\"",
+                                                 "intc.fabric.smt=\"500 ns\"", "cpu.smt_throughput_percent=50"}));
     ASSERT_EQ(rig.spec.topology.distance(1, 9), hw::DistanceClass::smt);
     rig.sender(0, rig.mask({1, 2, 9}));
     rig.others_busy();
@@ -319,8 +313,8 @@ TEST(Irqchip, x2apic_cluster_mode_covers_smt_siblings_numbered_apart_with_one_wr
 namespace {
 
 IntcRig xapic_with_router(const std::string& router_service) {
-    return IntcRig(toy_machine("toy4", {"topology.cores_per_l3=4", "intc.params.icr_busy_per_inflight=0 ns",
-                                        "intc.fabric.router_service=" + router_service}));
+    return IntcRig(test::load_test_machine("toy4", {"topology.cores_per_l3=4", "intc.params.icr_busy_per_inflight=0 ns",
+                                                    "intc.fabric.router_service=" + router_service}));
 }
 
 }  // namespace
@@ -357,7 +351,7 @@ TEST(Irqchip, an_icr_busy_one_ps_longer_costs_the_waiting_sender_one_more_poll) 
 }
 
 TEST(Irqchip, x2apic_senders_do_not_wait_for_the_router_but_their_messages_do) {
-    IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys", "intc.fabric.router_service=100 ns"}));
+    IntcRig rig(test::load_test_machine("toy8", {"intc.kind=x2apic_phys", "intc.fabric.router_service=100 ns"}));
     rig.sender(0, rig.mask({1}));
     rig.sender(2, rig.mask({3}));
     rig.others_busy();
@@ -370,7 +364,7 @@ TEST(Irqchip, x2apic_senders_do_not_wait_for_the_router_but_their_messages_do) {
 }
 
 TEST(Irqchip, an_x2apic_cluster_write_to_three_cpus_takes_the_router_once) {
-    IntcRig rig(toy_machine("toy8", {"intc.fabric.router_service=100 ns"}));
+    IntcRig rig(test::load_test_machine("toy8", {"intc.fabric.router_service=100 ns"}));
     rig.sender(0, rig.mask({1, 2, 3}));
     rig.others_busy();
     rig.eng.run();
@@ -408,7 +402,7 @@ Picos shorthand_then_unicast(IntcRig& rig) {
 }  // namespace
 
 TEST(Irqchip, an_xapic_all_but_self_shorthand_is_one_icr_write_and_busies_the_icr_like_one_send) {
-    IntcRig rig(toy_machine("toy4", {"topology.cores_per_l3=4"}));
+    IntcRig rig(test::load_test_machine("toy4", {"topology.cores_per_l3=4"}));
     const Picos second = shorthand_then_unicast(rig);
     // One poll (idle) 50 + one ICR write 50, no ICR2: leaves at 100; busy till 100 + 200.
     EXPECT_EQ(rig.send_done[0], 100_ns);
@@ -424,7 +418,7 @@ TEST(Irqchip, an_xapic_all_but_self_shorthand_is_one_icr_write_and_busies_the_ic
 }
 
 TEST(Irqchip, an_x2apic_all_but_self_shorthand_takes_the_router_once_for_every_cpu) {
-    IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys", "intc.fabric.router_service=100 ns"}));
+    IntcRig rig(test::load_test_machine("toy8", {"intc.kind=x2apic_phys", "intc.fabric.router_service=100 ns"}));
     shorthand_then_unicast(rig);
     EXPECT_EQ(rig.send_done[0], 150_ns);  // fence 50 + one ICR write 100
     EXPECT_EQ(rig.intc->stats().register_writes, 2u);
@@ -435,7 +429,7 @@ TEST(Irqchip, an_x2apic_all_but_self_shorthand_takes_the_router_once_for_every_c
 
 TEST(Irqchip, a_call_func_ipi_to_a_partial_mask_or_with_the_key_off_is_the_mask_send) {
     for (const bool key : {true, false}) {
-        IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys"}));
+        IntcRig rig(test::load_test_machine("toy8", {"intc.kind=x2apic_phys"}));
         rig.chip->configure({.apic_use_ipi_shorthand = key});
         auto body = [](IntcRig& r) -> sim::Proc {
             hw::Cpu& cpu = *r.cpus[0];
@@ -458,7 +452,7 @@ TEST(Irqchip, a_call_func_ipi_to_a_partial_mask_or_with_the_key_off_is_the_mask_
 
 TEST(Irqchip, a_call_func_ipi_whose_mask_holds_self_too_is_one_all_including_self_write) {
     // native_send_call_func_ipi: self in the mask -> apic->send_IPI_all (x2apic_send_IPI_all).
-    IntcRig rig(toy_machine("toy8", {"intc.kind=x2apic_phys"}));
+    IntcRig rig(test::load_test_machine("toy8", {"intc.kind=x2apic_phys"}));
     auto body = [](IntcRig& r) -> sim::Proc {
         hw::Cpu& cpu = *r.cpus[0];
         const hw::CpuMask online = hw::CpuMask::all(8);

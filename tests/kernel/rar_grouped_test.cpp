@@ -17,6 +17,7 @@
 #include "report/results_files.h"
 #include "sim/registry.h"
 #include "support/scratch_path.h"
+#include "support/test_machine.h"
 #include "workload/workload.h"
 
 using namespace ipisim;
@@ -31,12 +32,6 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 constexpr hw::Pcid kPcid = 5;
-
-hw::MachineSpec toy(const std::string& name, const std::vector<std::string>& overrides) {
-    config::Document doc = config::Document::load(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
-    for (const auto& o : overrides) doc.apply_override(o);
-    return hw::load_machine(doc, name);
-}
 
 RarFlush& proto(MmWorld& w) {
     return dynamic_cast<RarFlush&>(w.mm->protocol());
@@ -97,7 +92,7 @@ Senders send(const std::string& protocol, const hw::MachineSpec& spec, const std
 // path 80 ns. Each one-target call below, alone: CPU 0 -> {2} 1984 ns, CPU 1 -> {3} 1984 ns,
 // CPU 4 -> {6} 2284 ns (its slot's lock and payload lines come from node 0, across the package).
 TEST(RarGrouped, cpus_of_two_packages_share_a_slot_and_serialize_under_rar_optimized_but_not_under_rar_grouped) {
-    const hw::MachineSpec spec = toy("toy8", {"tlb.rar_payloads=4"});
+    const hw::MachineSpec spec = test::load_test_machine("toy8", {"tlb.rar_payloads=4"});
     // CPU 0 -> {2} at 0 ns, CPU 4 -> {6} at 100 ns.
     const std::vector<Call> calls = {{0, {2}, 0}, {4, {6}, 100}};
     const Senders opt = send("rar-optimized", spec, calls);
@@ -121,7 +116,7 @@ TEST(RarGrouped, cpus_of_two_packages_share_a_slot_and_serialize_under_rar_optim
 }
 
 TEST(RarGrouped, two_cpus_of_one_l3_share_a_grouped_slot_and_hand_its_lock_over_at_same_l3_cost) {
-    const hw::MachineSpec spec = toy("toy8", {"tlb.rar_payloads=4"});
+    const hw::MachineSpec spec = test::load_test_machine("toy8", {"tlb.rar_payloads=4"});
     // CPU 0 -> {2} at 0 ns, CPU 1 -> {3} at 100 ns.
     const std::vector<Call> calls = {{0, {2}, 0}, {1, {3}, 100}};
     const Senders opt = send("rar-optimized", spec, calls);
@@ -146,7 +141,7 @@ TEST(RarGrouped, two_cpus_of_one_l3_share_a_grouped_slot_and_hand_its_lock_over_
 // not sent for, waits ~100 us. rar-grouped: CPU 4 visits 5 (its L3) before 1 (the other
 // package), has released it before 5 us, and CPU 7 claims and sends for itself.
 TEST(RarGrouped, a_sender_visiting_its_own_l3_first_does_not_hold_up_a_near_target_behind_a_far_sleeping_one) {
-    const hw::MachineSpec spec = toy("toy8", {});  // 64 slots: no two CPUs share one either way
+    const hw::MachineSpec spec = test::load_test_machine("toy8", {});  // 64 slots: no two CPUs share one either way
     const std::vector<Call> calls = {{4, {1, 5}, 0}, {7, {5}, 5000}};
     const Senders opt = send("rar-optimized", spec, calls, {1});
     const Senders grouped = send("rar-grouped", spec, calls, {1});

@@ -18,6 +18,7 @@
 #include "hw/platform.h"
 #include "kernel/kernel.h"
 #include "kernel/rar/smp_call_rar.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -44,9 +45,7 @@ struct World {
     std::unique_ptr<kernel::Kernel> k;
     std::unique_ptr<kernel::SmpCallRar> rar;
     World(const std::string& variant, const std::vector<std::string>& overrides = {}) {
-        config::Document doc = config::Document::load(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml");
-        for (const auto& o : overrides) doc.apply_override(o);
-        spec = hw::load_machine(doc, "toy4");
+        spec = test::load_test_machine("toy4", overrides);
         plat = std::make_unique<hw::Platform>(eng, spec);
         k = std::make_unique<kernel::Kernel>(*plat);
         rar =

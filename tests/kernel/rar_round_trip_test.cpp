@@ -19,6 +19,7 @@
 #include "hw/tlb/rar.h"
 #include "kernel/irqchip/irqchip.h"
 #include "sim/engine.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -29,9 +30,7 @@ namespace {
 constexpr uint32_t kRarVector = 0xe0;
 
 hw::MachineSpec toy4(const std::vector<std::string>& overrides) {
-    config::Document doc = config::Document::load(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml");
-    for (const std::string& o : overrides) doc.apply_override(o);
-    return hw::load_machine(doc, "toy4");
+    return test::load_test_machine("toy4", overrides);
 }
 
 hw::RarPayload one_page() {

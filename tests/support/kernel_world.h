@@ -10,12 +10,9 @@
 
 #include "experiment/system.h"
 #include "hw/machine.h"
+#include "support/test_machine.h"
 
 namespace ipisim::test {
-
-inline hw::MachineSpec load_test_machine(const std::string& name) {
-    return hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
-}
 
 struct KernelWorld : experiment::System {
     explicit KernelWorld(const std::string& machine, kernel::KernelConfig config = {})
