@@ -7,9 +7,10 @@
 // Each CPU runs one context process: it runs the work queued for that CPU (in order, to
 // completion), and otherwise the idle loop (do_idle: enter the CPU's idle state with
 // TIF_POLLING_NRFLAG published when the state watches the thread flags (a poll loop, x86
-// MWAIT), leave it on an interrupt or a polling wake-up, then flush_smp_call_function_queue()). With the scheduler made
-// (sched()), the context process is also the CPU's idle task: before entering idle it switches to a runnable thread
-// (schedule_idle) and asks the cpuidle governor for the idle state.
+// MWAIT), leave it on an interrupt or a polling wake-up, then flush_smp_call_function_queue()).
+// With the scheduler made (sched()), the context process is also the CPU's idle task: before
+// entering idle it switches to a runnable thread (schedule_idle) and asks the cpuidle governor
+// for the idle state.
 //
 // Workloads reach the machine only through this class: its size and topology (machine()), work
 // on a CPU (run_on), idle states, statistics (IPIs, RAR messages) and CPU time by profile label.

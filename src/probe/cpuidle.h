@@ -6,9 +6,9 @@
 #pragma once
 
 #include <optional>
-
 #include <string>
 #include <vector>
+
 #include "hw/machine.h"
 
 namespace ipisim::probe {
