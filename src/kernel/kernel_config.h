@@ -19,6 +19,7 @@
 #include "kernel/aperfmperf/aperfmperf.h"
 #include "kernel/irqchip/irqchip.h"
 #include "kernel/machine_info.h"
+#include "kernel/mm/mm_lock.h"
 #include "kernel/resctrl/mon_dispatch.h"
 #include "kernel/smp/smp.h"
 #include "kernel/version.h"
@@ -31,6 +32,9 @@ struct KernelConfig {
     std::string version;  // "6.13" ("" only for unit tests' kernels); see parsed_version()
     std::string tlb_flush = "ipi";
     bool madvise_lru_add_drain = true;
+    // The lock a page fault and madvise(MADV_DONTNEED) take (kernel/mm/mm_lock.h).
+    mm::MmLock fault_lock = mm::MmLock::vma_lock;
+    mm::MmLock madvise_lock = mm::MmLock::mmap_lock;
     CallAnyPolicy call_any_policy = CallAnyPolicy::same_node;
     uint32_t hz = 250;
     // The GICv3 driver's barrier before its SGI writes (kernel/irqchip/irqchip.h).

@@ -13,8 +13,9 @@
 // left it (Mm::set_asid_history, drawn from the seed), so the tasks' mm has a different ASID on
 // different CPUs. loops_per_sec = iterations summed over tasks in the measurement window after
 // the warm-up, divided by its length (main.c prints that sum averaged over 1 s samples).
-// The flush protocol and the madvise drain are the kernel's ([kernel] tlb_flush,
-// madvise_lru_add_drain).
+// The flush protocol, the madvise drain and the locks of faults and madvise are the kernel's
+// ([kernel] tlb_flush, madvise_lru_add_drain, fault_lock, madvise_lock). The threads' regions lie
+// next to each other and merge into one VMA (kernel/mm/vma.cpp).
 #include <fmt/format.h>
 
 #include <initializer_list>
@@ -60,6 +61,7 @@ struct Metrics {
     double idle_share = 0;
     double coalesced_share = 0;
     double lru_lock_rounds_per_loop = 0;
+    double vma_lock_fallbacks_per_loop = 0;
     uint64_t stale_tlb_hits = 0;
 };
 
@@ -159,6 +161,9 @@ public:
                        "flush_tlb_func runs that returned at the generation checks")
                 .param("lru_lock_rounds_per_loop", &Metrics::lru_lock_rounds_per_loop,
                        "LRU lock acquisitions per iteration")
+                .param("vma_lock_fallbacks_per_loop", &Metrics::vma_lock_fallbacks_per_loop,
+                       "faults and madvise calls per iteration whose per-VMA lock failed (the VMA write-locked by an "
+                       "mmap or munmap, VMA_LOCK_ABORT), so they took mmap_lock")
                 .param("stale_tlb_hits", &Metrics::stale_tlb_hits,
                        "user accesses that hit a TLB entry with no PTE behind it (must be 0)");
         return s;
@@ -195,6 +200,7 @@ public:
         const uint64_t rar0 = k.rar_messages();
         const kernel::mm::TlbFlushStats fl0 = mm.flush_stats();
         const uint64_t lock0 = mm.lru().stats().lock_rounds;
+        const uint64_t abort0 = mm.stats().vma_lock_abort;
         auto irqs = [&k, n] {
             uint64_t sum = 0;
             for (uint32_t i = 0; i < n; ++i) sum += k.platform().cpu(i).irqs_taken();
@@ -219,6 +225,7 @@ public:
         const kernel::mm::TlbFlushStats& fl1 = mm.flush_stats();
         m.coalesced_share = per(fl1.coalesced - fl0.coalesced, fl1.flush_tlb_func - fl0.flush_tlb_func);
         m.lru_lock_rounds_per_loop = per(mm.lru().stats().lock_rounds - lock0, m.loops);
+        m.vma_lock_fallbacks_per_loop = per(mm.stats().vma_lock_abort - abort0, m.loops);
         m.stale_tlb_hits = mm.stats().stale_tlb_hits;
         return result(m);
     }

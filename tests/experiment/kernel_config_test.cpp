@@ -39,6 +39,12 @@ TEST(KernelConfig, the_defaults_follow_the_version) {
     EXPECT_EQ(k618.parsed_version(), (Version{6, 18}));
     EXPECT_EQ(k618.hz, 250U);
     EXPECT_EQ(k618.tlb_flush, "ipi");
+    // The per-VMA lock: faults from 6.4 (CONFIG_PER_VMA_LOCK), MADV_DONTNEED from 6.17.
+    EXPECT_EQ(read("version = \"6.3\"\n").fault_lock, mm::MmLock::mmap_lock);
+    EXPECT_EQ(read("version = \"6.4\"\n").fault_lock, mm::MmLock::vma_lock);
+    EXPECT_EQ(read("version = \"6.16\"\n").madvise_lock, mm::MmLock::mmap_lock);
+    EXPECT_EQ(k618.madvise_lock, mm::MmLock::vma_lock);
+    EXPECT_EQ(k618.fault_lock, mm::MmLock::vma_lock);
     EXPECT_EQ(read("version = \"5.17\"\n", "toy4_arm").gic_barrier, kernel::irqchip::GicIpiBarrier::wmb);
     EXPECT_EQ(read("version = \"5.18\"\n", "toy4_arm").gic_barrier, kernel::irqchip::GicIpiBarrier::dsb_ishst);
 }

@@ -448,10 +448,15 @@ TEST(Memory, atomics_follow_the_kernel_conventions) {
         co_await r.mem.set_bit(0, v, 0);
         co_await r.mem.clear_bit(0, v, 1);
         EXPECT_EQ(co_await r.mem.load(0, v), 41U);
+        // add_unless_any: the old value; the add only without a bit of the mask.
+        EXPECT_EQ(co_await r.mem.add_unless_any(0, v, 0x100, 0x2), 41U);     // 41 = 0x29: bit 1 clear
+        EXPECT_EQ(co_await r.mem.add_unless_any(0, v, 0x100, 0x1), 0x129U);  // bit 0 set: no add
+        EXPECT_EQ(co_await r.mem.load(0, v), 0x129U);
+        co_await r.mem.store(0, v, 41);
     };
     r.eng.spawn("cpu0", body());
     r.eng.run();
-    EXPECT_EQ(r.eng.now(), 14_ns);  // 14 L1 hits
+    EXPECT_EQ(r.eng.now(), 18_ns);  // 18 L1 hits
 }
 
 TEST(Memory, a_line_holds_eight_variables_at_consecutive_offsets_and_no_ninth) {

@@ -18,7 +18,7 @@
 
 namespace ipisim::hw {
 
-enum class AccessOp : uint8_t { load, store, xchg, cmpxchg, fetch_add, fetch_or, fetch_and };
+enum class AccessOp : uint8_t { load, store, xchg, cmpxchg, fetch_add, fetch_or, fetch_and, add_unless_any };
 
 // The common part; await_resume is the typed awaiters' (below). `a`, `b`: the operands (the
 // stored value, the cmpxchg expected/desired pair, the delta or mask).
@@ -73,6 +73,8 @@ private:
                 return old | a_;
             case AccessOp::fetch_and:
                 return old & a_;
+            case AccessOp::add_unless_any:
+                return (old & b_) == 0 ? old + a_ : old;
         }
         return old;
     }

@@ -73,6 +73,15 @@ public:
     TryCmpxchgAccess try_cmpxchg(CpuId cpu, SimVar& v, uint64_t& expected, uint64_t desired) {
         return {eng_, protocol_, cpu, v, expected, desired};
     }
+    // A try_cmpxchg loop that adds `delta` unless the value has a bit of `fail_mask` (the
+    // kernel's read-then-try_cmpxchg idiom: __down_read_trylock, refcount_inc_not_zero), after
+    // the caller's load: one write transaction, returning the old value (the add happened iff
+    // (old & fail_mask) == 0). [A] A failed LOCK CMPXCHG leaves the line exclusive in this CPU's
+    // L1, and the retry, a few instructions later, runs before the next requester's snoop (tens
+    // of ns on a mesh or fabric) takes it away; so the retries cost nothing more.
+    ValueAccess add_unless_any(CpuId cpu, SimVar& v, uint64_t delta, uint64_t fail_mask) {
+        return {eng_, protocol_, cpu, v, AccessOp::add_unless_any, delta, fail_mask};
+    }
     // Wraps modulo 2^64.
     ValueAccess fetch_add(CpuId cpu, SimVar& v, uint64_t delta) {
         return {eng_, protocol_, cpu, v, AccessOp::fetch_add, delta};

@@ -1,7 +1,8 @@
 // User memory accesses and anonymous page faults (arch/x86/mm/fault.c, mm/memory.c): the
 // TLB lookup, the page walk on a miss, and do_anonymous_page() for a write (a new zeroed page,
 // added to the LRU batch) or a read (the shared zero page). Faults take the per-VMA lock
-// (lock_vma_under_rcu, CONFIG_PER_VMA_LOCK since 6.4), not mmap_lock.
+// (lock_vma_under_rcu, CONFIG_PER_VMA_LOCK since 6.4; kernel/mm/vma.cpp) unless [kernel]
+// fault_lock says mmap_lock, and mmap_lock for read when the VMA lock fails.
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -36,17 +37,29 @@ sim::Task<> Mm::user_access(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write)
 
 sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write) {
     static const uint32_t label = hw::profile_label("exc_page_fault");
-    static const uint32_t label_anon = hw::profile_label("do_anonymous_page");
     auto scope = cpu.function(label, hw::Activity::kernel);
-    const hw::CpuId me = cpu.id();
     ++stats_.faults;
-    co_await cpu.compute_cycles(costs::exc_page_fault + costs::lock_vma_under_rcu);
-    const Vma* vma = mm.find_vma(va);
-    if (vma == nullptr) throw std::logic_error(fmt::format("cpu{}: fault at unmapped {:#x}", me, va));
-    // vma_start_read(): the VMA's lock, checked against mm->mm_lock_seq.
-    co_await mem_.load(me, *mm.mm_lock_seq);
-    RwSem& vm_lock = *vma->vm_lock;
-    co_await vm_lock.down_read(cpu);
+    co_await cpu.compute_cycles(costs::exc_page_fault);
+    // do_user_addr_fault(): the per-VMA lock first, mmap_lock when that fails.
+    if (fault_lock_ == MmLock::vma_lock) {
+        if (Vma* vma = co_await lock_vma_under_rcu(cpu, mm, va, va + 1); vma != nullptr) {
+            co_await do_user_fault(cpu, mm, va, write);
+            co_await vma_end_read(cpu, *vma);
+            co_return;
+        }
+    }
+    // lock_mm_and_find_vma(): mmap_read_lock, the tree walk.
+    co_await mm.mmap_lock->down_read(cpu);
+    co_await cpu.compute_cycles(costs::lock_vma_under_rcu);
+    if (mm.find_vma(va) == nullptr) {
+        throw std::logic_error(fmt::format("cpu{}: fault at unmapped {:#x}", cpu.id(), va));
+    }
+    co_await do_user_fault(cpu, mm, va, write);
+    co_await mm.mmap_lock->up_read(cpu);
+}
+
+sim::Task<> Mm::do_user_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write) {
+    static const uint32_t label_anon = hw::profile_label("do_anonymous_page");
     co_await cpu.compute_cycles(costs::handle_mm_fault);
     const uint64_t pmd = va >> PMD_SHIFT;
     if (mm.pte_tables.count(pmd) == 0) {
@@ -72,7 +85,6 @@ sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool wr
             mm.ptes[vpn] = &zero_folio_;
         }
     }
-    co_await vm_lock.up_read(cpu);
 }
 
 }  // namespace ipisim::kernel::mm

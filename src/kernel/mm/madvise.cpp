@@ -1,6 +1,8 @@
 // madvise(MADV_DONTNEED) (mm/madvise.c) and the zap it does (mm/memory.c, mm/mmu_gather.c):
-// under mmap_lock for read, optionally lru_add_drain(), clear the PTEs, flush the TLB for the
-// range (tlb_finish_mmu -> tlb_flush -> flush_tlb_mm_range, freed_tables = false), then drop
+// under mmap_lock for read, or from 6.17 the per-VMA lock when the range lies in one VMA
+// ([kernel] madvise_lock; mmap_lock when lock_vma_under_rcu fails), optionally lru_add_drain(),
+// clear the PTEs, flush the TLB for the range (tlb_finish_mmu -> tlb_flush ->
+// flush_tlb_mm_range, freed_tables = false), then drop
 // the gathered folios' references (freeing them, through the LRU when they are on it).
 #include "hw/check_hooks.h"
 #include "kernel/mm/mm.h"
@@ -24,34 +26,44 @@ sim::Task<uint64_t> Mm::zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start
 
 sim::Task<> Mm::do_madvise_dontneed(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len) {
     static const uint32_t label = hw::profile_label("do_madvise");
-    static const uint32_t label_zap = hw::profile_label("zap_page_range_single");
     auto scope = cpu.function(label, hw::Activity::kernel);
     ++stats_.madvise;
     co_await cpu.compute(platform().spec().cpu.syscall);
     co_await cpu.compute_cycles(costs::do_madvise);
-    co_await mm.mmap_lock->down_read(cpu);
-    {
-        auto zap = cpu.function(label_zap);
-        if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
-        co_await cpu.compute_cycles(costs::zap_page_range);
-        std::vector<Folio*> gathered;
-        const sim::Picos zapped = cpu.now();  // zap_pte_range clears the PTEs at once
-        const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, start + len, gathered);
-        co_await cpu.compute_cycles(costs::tlb_finish_mmu);
-        if (cleared != 0) {
-            co_await flush_tlb_mm_range(cpu, mm, start, start + len, PAGE_SHIFT, false);
+    // madvise_lock(): MADVISE_VMA_READ_LOCK (try_vma_read_lock) or mmap_read_lock.
+    if (madvise_lock_ == MmLock::vma_lock) {
+        if (Vma* vma = co_await lock_vma_under_rcu(cpu, mm, start, start + len); vma != nullptr) {
+            co_await madvise_dontneed_single_vma(cpu, mm, start, len);
+            co_await vma_end_read(cpu, *vma);
+            co_return;
         }
-        TlbRelease release;  // tlb_batch_pages_flush
-        release.mm = &mm;
-        release.start = start;
-        release.end = start + len;
-        release.zapper = cpu.id();
-        release.cleared = cleared;
-        release.zapped = zapped;
-        release.folios = std::move(gathered);
-        co_await tlb_release(cpu, std::move(release));
     }
+    co_await mm.mmap_lock->down_read(cpu);
+    co_await madvise_dontneed_single_vma(cpu, mm, start, len);
     co_await mm.mmap_lock->up_read(cpu);
+}
+
+sim::Task<> Mm::madvise_dontneed_single_vma(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len) {
+    static const uint32_t label_zap = hw::profile_label("zap_page_range_single");
+    auto zap = cpu.function(label_zap);
+    if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
+    co_await cpu.compute_cycles(costs::zap_page_range);
+    std::vector<Folio*> gathered;
+    const sim::Picos zapped = cpu.now();  // zap_pte_range clears the PTEs at once
+    const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, start + len, gathered);
+    co_await cpu.compute_cycles(costs::tlb_finish_mmu);
+    if (cleared != 0) {
+        co_await flush_tlb_mm_range(cpu, mm, start, start + len, PAGE_SHIFT, false);
+    }
+    TlbRelease release;  // tlb_batch_pages_flush
+    release.mm = &mm;
+    release.start = start;
+    release.end = start + len;
+    release.zapper = cpu.id();
+    release.cleared = cleared;
+    release.zapped = zapped;
+    release.folios = std::move(gathered);
+    co_await tlb_release(cpu, std::move(release));
 }
 
 }  // namespace ipisim::kernel::mm

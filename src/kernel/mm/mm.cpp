@@ -12,11 +12,11 @@
 
 namespace ipisim::kernel::mm {
 
-const Vma* MmStruct::find_vma(uint64_t va) const {
+Vma* MmStruct::find_vma(uint64_t va) const {
     auto it = vmas.upper_bound(va);
     if (it == vmas.begin()) return nullptr;
     --it;
-    return va < it->second.end ? &it->second : nullptr;
+    return va < it->second->end ? it->second : nullptr;
 }
 
 Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
@@ -60,6 +60,9 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
     zero_folio_.refcount = 1;
     lru_ = std::make_unique<Lru>(*this);
     memcg_ = std::make_unique<MemCgroup>(mem_, kernel.config().memcg_depth, nr_cpus_);
+    fault_lock_ = kernel.config().fault_lock;
+    madvise_lock_ = kernel.config().madvise_lock;
+    per_vma_lock_ = fault_lock_ == MmLock::vma_lock || madvise_lock_ == MmLock::vma_lock;
     protocol_->attach(*this);
 }
 

@@ -21,6 +21,7 @@
 #include "kernel/kernel.h"
 #include "kernel/mm/lru.h"
 #include "kernel/mm/memcg.h"
+#include "kernel/mm/mm_lock.h"
 #include "kernel/mm/mm_types.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
 
@@ -61,6 +62,14 @@ struct MmStats {
     uint64_t mmap = 0;
     uint64_t munmap = 0;
     uint64_t stale_tlb_hits = 0;  // user accesses that hit a TLB entry with no PTE behind it
+    // lock_vma_under_rcu outcomes (the kernel's VMA_LOCK_* vm events): the VMA read-locked,
+    // fallen back to mmap_lock (write-locked VMA, writer on its lock, range outside it), and
+    // looked up again (the VMA was freed under the walk).
+    uint64_t vma_lock_success = 0;
+    uint64_t vma_lock_abort = 0;
+    uint64_t vma_lock_miss = 0;
+    uint64_t vma_merges = 0;  // mmaps that extended a neighbouring VMA
+    uint64_t vma_splits = 0;  // __split_vma calls of munmap
 };
 
 class Mm {
@@ -156,6 +165,14 @@ public:
     sim::Task<uint64_t> vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len);
     sim::Task<> vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len);
 
+    // --- VMAs and the per-VMA lock (vma.cpp) ---
+    // The VMA covering [start, end), read-locked; nullptr when there is none, it is
+    // write-locked, or a writer holds its lock (the caller falls back to mmap_read_lock).
+    sim::Task<Vma*> lock_vma_under_rcu(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end);
+    sim::Task<> vma_end_read(hw::Cpu& cpu, Vma& v) { co_await v.vm_lock->up_read(cpu); }
+    // Under mmap_lock for write: v is write-locked until the writer's unlock or downgrade.
+    sim::Task<> vma_start_write(hw::Cpu& cpu, MmStruct& mm, Vma& v);
+    [[nodiscard]] static bool vma_write_locked(const MmStruct& mm, const Vma& v);
     // Variant: madvise(MADV_DONTNEED) calls lru_add_drain() first (kernels before Rik van
     // Riel's "mm: remove unnecessary calls to lru_add_drain", 2024-12).
     void set_madvise_lru_add_drain(bool on) { madvise_lru_add_drain_ = on; }
@@ -166,6 +183,18 @@ public:
     [[nodiscard]] Folio& zero_folio() { return zero_folio_; }
 
 private:
+    // A Vma object from vm_area_cachep covering [start, end), detached.
+    Vma* vm_area_alloc(MmStruct& mm, uint64_t start, uint64_t end);
+    static void vma_insert(MmStruct& mm, Vma& v);
+    static void vma_remove(MmStruct& mm, Vma& v);  // detaches and frees it
+    // mmap's VMA for [start, end): a neighbour extended over it, or a new one.
+    sim::Task<> vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end);
+    // munmap's detach of [start, end) (inside one VMA): the splits, then the removal.
+    sim::Task<> vms_gather_munmap_vmas(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end);
+    // The fault's work once the VMA is found and locked (either lock).
+    sim::Task<> do_user_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write);
+    // madvise(MADV_DONTNEED)'s zap and flush of [start, start + len) under whichever lock.
+    sim::Task<> madvise_dontneed_single_vma(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len);
     sim::Task<uint64_t> zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
                                       std::vector<Folio*>& gathered);
     // mm_needs_global_asid(): the mm has a global ASID and `asid` is not it (IRQs off).
@@ -192,6 +221,9 @@ private:
     std::vector<Folio*> free_folios_;
     Folio zero_folio_;
     bool madvise_lru_add_drain_ = true;
+    MmLock fault_lock_ = MmLock::vma_lock;     // [kernel] fault_lock
+    MmLock madvise_lock_ = MmLock::mmap_lock;  // [kernel] madvise_lock
+    bool per_vma_lock_ = true;                 // CONFIG_PER_VMA_LOCK: either uses it
     TlbFlushStats flush_stats_;
     MmStats stats_;
 };

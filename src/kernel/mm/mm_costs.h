@@ -67,8 +67,15 @@ inline constexpr sim::Cycles tlb_finish_mmu{50};
 // --- mmap / munmap (mm/mmap.c, mm/vma.c) ---
 // vm_mmap_pgoff(): get_unmapped_area, vma allocation, maple-tree insert, accounting. [A]
 inline constexpr sim::Cycles do_mmap{1500};
-// do_vmi_munmap(): vma split/detach, unmap_region set-up, vma free (zap per PTE extra). [A]
+// do_vmi_munmap() after vms_gather_munmap_vmas (its splits are split_vma): the maple-tree
+// clear of the range, accounting, unmap_region set-up, vma free (zap per PTE extra). [A]
 inline constexpr sim::Cycles do_munmap{1500};
+// vma_merge_new_range() -> vma_expand(): the neighbours' checks, the maple-tree store, and
+// vma_complete (anon_vma and i_mmap bookkeeping) when a new mapping extends its neighbour. [A]
+inline constexpr sim::Cycles vma_expand{300};
+// __split_vma(): vm_area_dup (copies the ~200-byte vm_area_struct), anon_vma_clone (one
+// anon_vma_chain allocated and linked under the anon_vma lock), the maple-tree store. [A]
+inline constexpr sim::Cycles split_vma{600};
 // free_pgtables(): one PTE page freed (batched in the mmu_gather). [A]
 inline constexpr sim::Cycles free_pte_table{200};
 

@@ -48,10 +48,22 @@ struct Folio {
     bool zero = false;  // the shared zero page (never freed)
 };
 
+// A vm_area_struct of an anonymous private mapping. Its objects are recycled (vm_area_cachep
+// is SLAB_TYPESAFE_BY_RCU from 6.15, and a freed object is reused at once): a fault that found
+// a VMA under RCU re-checks, once it holds the VMA's lock, that it is still attached and still
+// covers the address (lock_vma_under_rcu, kernel/mm/vma.cpp).
 struct Vma {
+    static constexpr uint64_t NO_LOCK_SEQ = ~0ULL;
     uint64_t start = 0;
     uint64_t end = 0;
-    std::unique_ptr<RwSem> vm_lock;  // per-VMA lock (CONFIG_PER_VMA_LOCK), own line
+    std::unique_ptr<RwSem> vm_lock;  // per-VMA lock (CONFIG_PER_VMA_LOCK; vm_refcnt from 6.15), own line
+    // vm_lock_seq: the mm_lock_seq of the mmap_lock writer that write-locked it
+    // (vma_start_write); the VMA is write-locked while this equals the mm's mm_lock_seq.
+    uint64_t vm_lock_seq = NO_LOCK_SEQ;
+    // The line of vm_start, vm_end and vm_lock_seq (the value here): read by every
+    // lock_vma_under_rcu, written by vma_start_write and by a merge or split that moves a bound.
+    hw::SimVar* bounds = nullptr;
+    bool detached = true;  // not in the mm's VMA tree (freed, or being removed)
 };
 
 struct MmStruct {
@@ -70,16 +82,18 @@ struct MmStruct {
     uint32_t home_node = 0;
 
     // Address space (changed under mmap_lock / the PTE lock by the thread that owns it).
-    std::map<uint64_t, Vma> vmas;  // by start
+    std::map<uint64_t, Vma*> vmas;  // the VMA tree, by start (adjacent anonymous VMAs merge)
     // Unmapped ranges whose release a lazy flush protocol still defers (start -> end): not
     // reusable by get_unmapped_area() until every CPU applied the flush.
     std::map<uint64_t, uint64_t> lazy_unmapped;
     std::map<uint64_t, Folio*> ptes;  // present PTEs by virtual page number
     std::set<uint64_t> pte_tables;    // PMD indexes (va >> 21) with a PTE page
     uint64_t mmap_base = 0x7f0000000000ULL;
-    std::vector<std::unique_ptr<RwSem>> free_vm_locks;  // vm_area_cachep, recycled
+    std::vector<std::unique_ptr<Vma>> vma_slab;  // vm_area_cachep: every Vma object, stable addresses
+    std::vector<Vma*> free_vmas;                 // its free objects, reused LIFO
 
-    [[nodiscard]] const Vma* find_vma(uint64_t va) const;
+    // The VMA that contains `va` (nullptr: none), as the maple tree walk finds it.
+    [[nodiscard]] Vma* find_vma(uint64_t va) const;
 };
 
 struct TlbContext {

@@ -1,4 +1,5 @@
-// mmap and munmap of anonymous regions (mm/mmap.c, mm/vma.c), under mmap_lock for write.
+// mmap and munmap of anonymous regions (mm/mmap.c, mm/vma.c), under mmap_lock for write; the
+// VMA merges and splits they make are in vma.cpp.
 // Addresses are chosen top-down from mmap_base (the lowest gap below the highest mapping that
 // fits, as get_unmapped_area does), so a region unmapped and mapped again reuses its place.
 // munmap downgrades to a read lock before unmap_region (do_vmi_align_munmap), zaps the PTEs,
@@ -17,14 +18,14 @@ uint64_t get_unmapped_area(const MmStruct& mm, uint64_t len) {
     uint64_t top = mm.mmap_base;
     if (mm.lazy_unmapped.empty()) {
         for (auto it = mm.vmas.rbegin(); it != mm.vmas.rend(); ++it) {
-            if (it->second.end <= top && top - it->second.end >= len) break;
-            top = std::min(top, it->second.start);
+            if (it->second->end <= top && top - it->second->end >= len) break;
+            top = std::min(top, it->second->start);
         }
         return top - len;
     }
     // With ranges a lazy flush still holds: they count as mapped.
     std::map<uint64_t, uint64_t> used(mm.lazy_unmapped);
-    for (const auto& [start, vma] : mm.vmas) used[start] = vma.end;
+    for (const auto& [start, vma] : mm.vmas) used[start] = vma->end;
     for (auto it = used.rbegin(); it != used.rend(); ++it) {
         if (it->second <= top && top - it->second >= len) break;
         top = std::min(top, it->first);
@@ -38,7 +39,7 @@ bool shares_pmd(const MmStruct& mm, uint64_t pmd) {
     auto it = mm.vmas.lower_bound(hi);
     if (it == mm.vmas.begin()) return false;
     --it;
-    return it->second.end > lo;
+    return it->second->end > lo;
 }
 }  // namespace
 
@@ -50,16 +51,7 @@ sim::Task<uint64_t> Mm::vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len) {
     co_await mm.mmap_lock->down_write(cpu);
     co_await cpu.compute_cycles(costs::do_mmap);
     const uint64_t addr = get_unmapped_area(mm, len);
-    Vma vma;
-    vma.start = addr;
-    vma.end = addr + len;
-    if (mm.free_vm_locks.empty()) {
-        vma.vm_lock = std::make_unique<RwSem>(mem_, "vma.vm_lock", mm.home_node);
-    } else {
-        vma.vm_lock = std::move(mm.free_vm_locks.back());
-        mm.free_vm_locks.pop_back();
-    }
-    mm.vmas.emplace(addr, std::move(vma));
+    co_await vma_merge_new_range(cpu, mm, addr, addr + len);
     // mmap_write_unlock(): vma_end_write_all() bumps mm_lock_seq.
     co_await mem_.fetch_add(cpu.id(), *mm.mm_lock_seq, 1);
     co_await mm.mmap_lock->up_write(cpu);
@@ -73,13 +65,11 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     const uint64_t end = start + len;
     co_await cpu.compute(platform().spec().cpu.syscall);
     co_await mm.mmap_lock->down_write(cpu);
+    co_await vms_gather_munmap_vmas(cpu, mm, start, end);
+    // vma_iter_clear_gfp, accounting, vms_complete_munmap_vmas up to the downgrade: the
+    // pieces stay write-locked meanwhile.
     co_await cpu.compute_cycles(costs::do_munmap);
-    auto it = mm.vmas.find(start);
-    if (it == mm.vmas.end() || it->second.end != end) {
-        throw std::logic_error("vm_munmap: only whole-VMA unmaps are modeled");
-    }
-    mm.free_vm_locks.push_back(std::move(it->second.vm_lock));
-    mm.vmas.erase(it);
+    // mmap_write_downgrade(): vma_end_write_all() bumps mm_lock_seq.
     co_await mem_.fetch_add(cpu.id(), *mm.mm_lock_seq, 1);
     co_await mm.mmap_lock->downgrade_write(cpu);
     // unmap_region(): lru_add_drain (variant), unmap_vmas, free_pgtables, tlb_finish_mmu.

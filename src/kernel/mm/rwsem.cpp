@@ -244,6 +244,17 @@ sim::Task<> RwSem::down_read(hw::Cpu& cpu) {
     IPISIM_CHECK_HOOK(rwsem_acquired(me, *count_, /*write=*/false));
 }
 
+sim::Task<bool> RwSem::down_read_trylock(hw::Cpu& cpu) {
+    const hw::CpuId me = cpu.id();
+    const uint64_t tmp = co_await mem_.load(me, *count_);
+    if ((tmp & READ_FAILED_MASK) != 0) co_return false;
+    // The try_cmpxchg loop: its retries hit the line its failed attempt took (Memory::add_unless_any).
+    const uint64_t old = co_await mem_.add_unless_any(me, *count_, READER_BIAS, READ_FAILED_MASK);
+    if ((old & READ_FAILED_MASK) != 0) co_return false;
+    IPISIM_CHECK_HOOK(rwsem_acquired(me, *count_, /*write=*/false));
+    co_return true;
+}
+
 sim::Task<> RwSem::up_read(hw::Cpu& cpu) {
     IPISIM_CHECK_HOOK(rwsem_released(cpu.id(), *count_, /*write=*/false));
     const uint64_t c = co_await mem_.fetch_add(cpu.id(), *count_, neg(READER_BIAS)) - READER_BIAS;

@@ -66,6 +66,12 @@ public:
     RwSem(hw::Memory& mem, const std::string& name, uint32_t home_node);
 
     sim::Task<> down_read(hw::Cpu& cpu);
+    // __down_read_trylock(): read the count, then try_cmpxchg it up by READER_BIAS until that
+    // succeeds or the count has RWSEM_READ_FAILED_MASK (a writer, or waiters): never waits.
+    // The loop is one write transaction after the load (Memory::add_unless_any).
+    // The per-VMA lock's vma_start_read() is this (6.4-6.14; from 6.15 the same read +
+    // try_cmpxchg loop on vm_refcnt, __refcount_inc_not_zero_limited_acquire).
+    sim::Task<bool> down_read_trylock(hw::Cpu& cpu);
     sim::Task<> up_read(hw::Cpu& cpu);
     sim::Task<> down_write(hw::Cpu& cpu);
     sim::Task<> up_write(hw::Cpu& cpu);
