@@ -150,7 +150,8 @@ sim::Task<> Mm::vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, 
 sim::Task<> Mm::vms_gather_munmap_vmas(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end) {
     Vma* v = mm.find_vma(start);
     if (v == nullptr || v->end < end) {
-        throw std::logic_error(fmt::format("vm_munmap [{:#x}, {:#x}): only ranges inside one VMA are modeled", start, end));
+        throw std::logic_error(
+            fmt::format("vm_munmap [{:#x}, {:#x}): only ranges inside one VMA are modeled", start, end));
     }
     if (v->start < start) {  // __split_vma(vma, start, new_below = 1)
         ++stats_.vma_splits;
