@@ -43,26 +43,24 @@ config::Schema<KernelConfig> make_schema() {
                 return version_of(k) < Version{6, 14};
             },
             "true before 6.14, false from 6.14");
-    const std::vector<std::pair<std::string, mm::MmLock>> locks = {{"mmap_lock", mm::MmLock::mmap_lock},
-                                                                   {"vma_lock", mm::MmLock::vma_lock}};
-    s.choice("fault_lock", &KernelConfig::fault_lock, locks,
-             "the lock a user page fault takes: mmap_lock = mmap_read_lock (lock_mm_and_find_vma); vma_lock = the "
-             "per-VMA lock (lock_vma_under_rcu, CONFIG_PER_VMA_LOCK, x86 from 6.4), mmap_lock when the VMA is "
-             "write-locked (docs/mechanisms.md §5.5)")
-        .def_fn<mm::MmLock>(
-            [](const KernelConfig& k) {
-                return version_of(k) < Version{6, 4} ? mm::MmLock::mmap_lock : mm::MmLock::vma_lock;
-            },
-            "mmap_lock before 6.4, vma_lock from 6.4");
-    s.choice("madvise_lock", &KernelConfig::madvise_lock, locks,
-             "the lock madvise(MADV_DONTNEED) takes: mmap_lock = mmap_read_lock; vma_lock = the per-VMA lock when "
-             "the range lies in one VMA, else mmap_lock (Barry Song's \"mm: use per_vma lock for MADV_DONTNEED\", "
-             "a6fde7add78d)")
-        .def_fn<mm::MmLock>(
-            [](const KernelConfig& k) {
-                return version_of(k) < Version{6, 17} ? mm::MmLock::mmap_lock : mm::MmLock::vma_lock;
-            },
-            "mmap_lock before 6.17, vma_lock from 6.17");
+    // fault_lock, madvise_lock: mmap_lock before `since`, the per-VMA lock from it.
+    auto vma_lock_from = [&s](const std::string& key, mm::MmLock KernelConfig::*field, Version since,
+                              const std::string& doc) {
+        s.choice(key, field, {{"mmap_lock", mm::MmLock::mmap_lock}, {"vma_lock", mm::MmLock::vma_lock}}, doc)
+            .def_fn<mm::MmLock>(
+                [since](const KernelConfig& k) {
+                    return version_of(k) < since ? mm::MmLock::mmap_lock : mm::MmLock::vma_lock;
+                },
+                fmt::format("mmap_lock before {0}, vma_lock from {0}", since.text()));
+    };
+    vma_lock_from("fault_lock", &KernelConfig::fault_lock, Version{6, 4},
+                  "the lock a user page fault takes: mmap_lock = mmap_read_lock (lock_mm_and_find_vma); vma_lock = "
+                  "the per-VMA lock (lock_vma_under_rcu, CONFIG_PER_VMA_LOCK, x86 from 6.4), mmap_lock when the VMA "
+                  "is write-locked (docs/mechanisms.md §5.5)");
+    vma_lock_from("madvise_lock", &KernelConfig::madvise_lock, Version{6, 17},
+                  "the lock madvise(MADV_DONTNEED) takes: mmap_lock = mmap_read_lock; vma_lock = the per-VMA lock "
+                  "when the range lies in one VMA, else mmap_lock (Barry Song's \"mm: use per_vma lock for "
+                  "MADV_DONTNEED\", a6fde7add78d)");
     s.choice("call_any_policy", &KernelConfig::call_any_policy,
              {{"same_node", CallAnyPolicy::same_node}, {"nearest_node", CallAnyPolicy::nearest_node}},
              "the CPU smp_call_function_any() picks when the caller is not in the mask (docs/mechanisms.md §1.5): "

@@ -2,8 +2,8 @@
 // under mmap_lock for read, or from 6.17 the per-VMA lock when the range lies in one VMA
 // ([kernel] madvise_lock; mmap_lock when lock_vma_under_rcu fails), optionally lru_add_drain(),
 // clear the PTEs, flush the TLB for the range (tlb_finish_mmu -> tlb_flush ->
-// flush_tlb_mm_range, freed_tables = false), then drop
-// the gathered folios' references (freeing them, through the LRU when they are on it).
+// flush_tlb_mm_range, freed_tables = false), then drop the gathered folios' references
+// (freeing them, through the LRU when they are on it).
 #include "hw/check_hooks.h"
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"

@@ -62,7 +62,6 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
     memcg_ = std::make_unique<MemCgroup>(mem_, kernel.config().memcg_depth, nr_cpus_);
     fault_lock_ = kernel.config().fault_lock;
     madvise_lock_ = kernel.config().madvise_lock;
-    per_vma_lock_ = fault_lock_ == MmLock::vma_lock || madvise_lock_ == MmLock::vma_lock;
     protocol_->attach(*this);
 }
 

@@ -187,6 +187,12 @@ private:
     Vma* vm_area_alloc(MmStruct& mm, uint64_t start, uint64_t end);
     static void vma_insert(MmStruct& mm, Vma& v);
     static void vma_remove(MmStruct& mm, Vma& v);  // detaches and frees it
+    // Moves v's start (a merge extending it down, a split cutting off its lower part): re-keys the tree.
+    static void vma_set_start(MmStruct& mm, Vma& v, uint64_t start);
+    // CONFIG_PER_VMA_LOCK: faults or madvise use the per-VMA lock (else vma_start_write is a no-op).
+    [[nodiscard]] bool per_vma_lock() const {
+        return fault_lock_ == MmLock::vma_lock || madvise_lock_ == MmLock::vma_lock;
+    }
     // mmap's VMA for [start, end): a neighbour extended over it, or a new one.
     sim::Task<> vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end);
     // munmap's detach of [start, end) (inside one VMA): the splits, then the removal.
@@ -223,7 +229,6 @@ private:
     bool madvise_lru_add_drain_ = true;
     MmLock fault_lock_ = MmLock::vma_lock;     // [kernel] fault_lock
     MmLock madvise_lock_ = MmLock::mmap_lock;  // [kernel] madvise_lock
-    bool per_vma_lock_ = true;                 // CONFIG_PER_VMA_LOCK: either uses it
     TlbFlushStats flush_stats_;
     MmStats stats_;
 };

@@ -62,12 +62,18 @@ void Mm::vma_remove(MmStruct& mm, Vma& v) {
     mm.free_vmas.push_back(&v);
 }
 
+void Mm::vma_set_start(MmStruct& mm, Vma& v, uint64_t start) {
+    mm.vmas.erase(v.start);
+    v.start = start;
+    mm.vmas[start] = &v;
+}
+
 bool Mm::vma_write_locked(const MmStruct& mm, const Vma& v) {
     return v.vm_lock_seq == mm.mm_lock_seq->peek();
 }
 
 sim::Task<> Mm::vma_start_write(hw::Cpu& cpu, MmStruct& mm, Vma& v) {
-    if (!per_vma_lock_ || vma_write_locked(mm, v)) co_return;  // !CONFIG_PER_VMA_LOCK: a no-op
+    if (!per_vma_lock() || vma_write_locked(mm, v)) co_return;  // !CONFIG_PER_VMA_LOCK: a no-op
     co_await v.vm_lock->down_write(cpu);
     v.vm_lock_seq = mm.mm_lock_seq->peek();
     co_await mem_.store(cpu.id(), *v.bounds, v.vm_lock_seq);
@@ -141,9 +147,7 @@ sim::Task<> Mm::vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, 
         co_return;
     }
     co_await vma_start_write(cpu, mm, *next);
-    mm.vmas.erase(next->start);
-    next->start = start;
-    mm.vmas[start] = next;
+    vma_set_start(mm, *next, start);
     co_await mem_.store(cpu.id(), *next->bounds, next->vm_lock_seq);  // vm_start
 }
 
@@ -159,9 +163,7 @@ sim::Task<> Mm::vms_gather_munmap_vmas(hw::Cpu& cpu, MmStruct& mm, uint64_t star
         Vma* below = vm_area_alloc(mm, v->start, start);
         co_await vma_start_write(cpu, mm, *v);
         co_await vma_start_write(cpu, mm, *below);
-        mm.vmas.erase(v->start);
-        v->start = start;
-        mm.vmas[start] = v;
+        vma_set_start(mm, *v, start);
         vma_insert(mm, *below);  // vma_complete stores the new VMA
         co_await mem_.store(cpu.id(), *v->bounds, v->vm_lock_seq);
     }
