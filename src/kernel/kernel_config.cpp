@@ -61,6 +61,17 @@ config::Schema<KernelConfig> make_schema() {
                   "the lock madvise(MADV_DONTNEED) takes: mmap_lock = mmap_read_lock; vma_lock = the per-VMA lock "
                   "when the range lies in one VMA, else mmap_lock (Barry Song's \"mm: use per_vma lock for "
                   "MADV_DONTNEED\", a6fde7add78d)");
+    s.param("folio_batch_size", &KernelConfig::folio_batch_size,
+            "PAGEVEC_SIZE, the capacity of the per-CPU folio_batch that folio_add_lru() fills before moving it onto "
+            "the LRU under the node's lru_lock (mm/swap.c; Matthew Wilcox's \"mm: increase folio batch size\", "
+            "9cecde80aae0, raised it from 15 to 31); its unsigned char count caps it at 255")
+        .def_fn<uint32_t>(
+            [](const KernelConfig& k) {
+                return version_of(k) < Version{6, 9} ? uint32_t{15} : uint32_t{31};
+            },
+            "15 before 6.9, 31 from 6.9")
+        .at_least(1)
+        .at_most(255);
     s.choice("call_any_policy", &KernelConfig::call_any_policy,
              {{"same_node", CallAnyPolicy::same_node}, {"nearest_node", CallAnyPolicy::nearest_node}},
              "the CPU smp_call_function_any() picks when the caller is not in the mask (docs/mechanisms.md §1.5): "

@@ -35,6 +35,9 @@ struct KernelConfig {
     // The lock a page fault and madvise(MADV_DONTNEED) take (kernel/mm/mm_lock.h).
     mm::MmLock fault_lock = mm::MmLock::vma_lock;
     mm::MmLock madvise_lock = mm::MmLock::mmap_lock;
+    // PAGEVEC_SIZE: the capacity of the per-CPU LRU-add folio_batch (kernel/mm/lru.h); the
+    // unit tests' default is mm::PAGEVEC_SIZE (15).
+    uint32_t folio_batch_size = 15;
     CallAnyPolicy call_any_policy = CallAnyPolicy::same_node;
     uint32_t hz = 250;
     // The GICv3 driver's barrier before its SGI writes (kernel/irqchip/irqchip.h).

@@ -2,7 +2,7 @@
 // changed between kernels are gated on it ([kernel] version of an experiment).
 //
 //   const kernel::Version v = *kernel::Version::parse("6.13");
-//   if (v >= kernel::Version{6, 10}) batch = 31;   // "mm: increase folio batch size"
+//   if (v >= kernel::Version{6, 9}) batch = 31;   // "mm: increase folio batch size"
 #pragma once
 
 #include <compare>

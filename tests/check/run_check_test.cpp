@@ -14,15 +14,15 @@ using namespace ipisim;
 
 namespace {
 
-report::ExperimentResults run_tlb_flush2(const std::string& protocol) {
+report::ExperimentResults run_tlb_flush2(const std::string& protocol, int seed = 1) {
     check::register_mutants();
     const auto dir = ::ipisim::test::scratch_path(("ipisim_run_check_" + protocol));
     std::filesystem::create_directories(dir);
     const std::string file = (dir / "e.toml").string();
     report::write_text_file(file,
                             "[experiment]\nname = \"run_check\"\nworkload = \"tlb_flush2\"\nmachine = "
-                            "\"toy4\"\nseed = 1\n[kernel]\nversion = \"6.18\"\ntlb_flush = \"" +
-                                protocol +
+                            "\"toy4\"\nseed = " +
+                                std::to_string(seed) + "\n[kernel]\nversion = \"6.18\"\ntlb_flush = \"" + protocol +
                                 "\"\n[params]\nthreads = 4\nmode = \"threads\"\nwarmup = \"200 us\"\n"
                                 "measure = \"500 us\"\n");
     experiment::RunOptions options;
@@ -38,7 +38,8 @@ TEST(RunCheck, every_row_of_a_correct_run_reports_no_violation) {
 }
 
 TEST(RunCheck, a_deadlocked_run_names_its_wait_for_cycle_instead_of_zero_loops) {
-    const report::ExperimentResults r = run_tlb_flush2("abba-deadlock");
+    // Seed 2: the even and odd flushers meet inside their critical sections in the window.
+    const report::ExperimentResults r = run_tlb_flush2("abba-deadlock", 2);
     ASSERT_EQ(r.rows.size(), 1u);
     const nlohmann::ordered_json& c = r.rows[0].check;
     ASSERT_TRUE(c.contains("first")) << c.dump();
@@ -57,9 +58,10 @@ TEST(RunCheck, run_exits_1_when_a_point_run_on_another_thread_violates_an_invari
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     const std::string file = (dir / "e.toml").string();
+    // Seed 2, as above.
     report::write_text_file(file,
                             "[experiment]\nname = \"run_check_jobs\"\nworkload = \"tlb_flush2\"\nmachine = "
-                            "\"toy4\"\nseed = 1\n[kernel]\nversion = \"6.18\"\n[params]\nthreads = 4\n"
+                            "\"toy4\"\nseed = 2\n[kernel]\nversion = \"6.18\"\n[params]\nthreads = 4\n"
                             "mode = \"threads\"\nwarmup = \"200 us\"\nmeasure = \"500 us\"\n"
                             "[sweep]\nkernel.tlb_flush = [\"ipi\", \"abba-deadlock\"]\n");
     cli::RunArgs args;

@@ -45,6 +45,10 @@ TEST(KernelConfig, the_defaults_follow_the_version) {
     EXPECT_EQ(read("version = \"6.16\"\n").madvise_lock, mm::MmLock::mmap_lock);
     EXPECT_EQ(k618.madvise_lock, mm::MmLock::vma_lock);
     EXPECT_EQ(k618.fault_lock, mm::MmLock::vma_lock);
+    // PAGEVEC_SIZE 15 -> 31 in 6.9 (9cecde80aae0); the unit tests' kernels keep 15.
+    EXPECT_EQ(read("version = \"6.8\"\n").folio_batch_size, 15U);
+    EXPECT_EQ(read("version = \"6.9\"\n").folio_batch_size, 31U);
+    EXPECT_EQ(KernelConfig{}.folio_batch_size, mm::PAGEVEC_SIZE);
     EXPECT_EQ(read("version = \"5.17\"\n", "toy4_arm").gic_barrier, kernel::irqchip::GicIpiBarrier::wmb);
     EXPECT_EQ(read("version = \"5.18\"\n", "toy4_arm").gic_barrier, kernel::irqchip::GicIpiBarrier::dsb_ishst);
 }
@@ -58,6 +62,10 @@ TEST(KernelConfig, mistakes_are_located_at_their_key) {
               "k.toml:1: version: expected a kernel version like \"6.13\", got \"six\"");
     EXPECT_EQ(error_of("version = \"6.1\"\nhz = 200\n"),
               "k.toml:2: hz: must be 100, 250, 300 or 1000 (CONFIG_HZ_*), got 200");
+    EXPECT_NE(error_of("version = \"6.9\"\nfolio_batch_size = 0\n").find("k.toml:2: folio_batch_size"),
+              std::string::npos);
+    EXPECT_NE(error_of("version = \"6.9\"\nfolio_batch_size = 256\n").find("k.toml:2: folio_batch_size"),
+              std::string::npos);
     EXPECT_EQ(error_of("version = \"6.1\"\ncolour = 1\n"), "k.toml:2: colour: unknown key");
     EXPECT_EQ(error_of("version = \"6.1\"\ngic_barrier = \"wmb\"\n"),
               "k.toml:2: gic_barrier: only meaningful when gicv3");

@@ -78,26 +78,50 @@ TEST(Mm, a_write_fault_maps_a_new_page_and_madvise_frees_it_after_the_flush) {
     EXPECT_EQ(w.mm->flush_stats().partial, 1u);
 }
 
-TEST(Mm, without_the_drain_fifteen_folios_move_to_the_lru_in_one_lock_round) {
-    MmWorld w("toy4");
+namespace {
+
+// Without the drain, `n` folios written and zapped one by one (madvise after each) stay in the
+// CPU's batch until the n-th fills it; then one lock round adds them all and one releases the
+// zapped ones.
+void batch_fills_at(kernel::KernelConfig config, uint32_t n) {
+    config.tlb_flush = "ipi";
+    MmWorld w(config);
+    ASSERT_EQ(w.mm->lru().batch_capacity(), n);
     MmStruct& m = w.mm->mm_alloc(0);
     w.mm->set_madvise_lru_add_drain(false);
+    bool done = false;
     w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
         co_await w.mm->switch_mm_irqs_off(cpu, m);
         const uint64_t addr = co_await w.mm->vm_mmap(cpu, m, 1U << 20);
-        for (uint64_t i = 0; i < 14; ++i) {
+        for (uint64_t i = 0; i + 1 < n; ++i) {
             co_await w.mm->user_access(cpu, m, addr + i * PAGE_SIZE, true);
             co_await w.mm->do_madvise_dontneed(cpu, m, addr + i * PAGE_SIZE, PAGE_SIZE);
         }
         EXPECT_EQ(w.mm->lru().stats().lock_rounds, 0u);
-        EXPECT_EQ(w.mm->stats().pages_freed, 0u);                         // the batch still holds a reference
-        co_await w.mm->user_access(cpu, m, addr + 14 * PAGE_SIZE, true);  // 15th: the batch moves
-        EXPECT_EQ(w.mm->lru().stats().lock_rounds, 2u);                   // add 15, release the 14 zapped
-        EXPECT_EQ(w.mm->stats().pages_freed, 14u);
+        EXPECT_EQ(w.mm->stats().pages_freed, 0u);  // the batch still holds a reference
+        EXPECT_EQ(w.mm->lru().batch_size(0), n - 1);
+        co_await w.mm->user_access(cpu, m, addr + (n - 1) * PAGE_SIZE, true);  // the n-th: the batch moves
+        EXPECT_EQ(w.mm->lru().stats().lock_rounds, 2u);                        // add n, release the n-1 zapped
+        EXPECT_EQ(w.mm->stats().pages_freed, n - 1);
+        EXPECT_EQ(w.mm->lru().batch_size(0), 0u);
+        done = true;
         w.eng.stop();
     });
     w.k->boot();
     w.eng.run();
+    EXPECT_TRUE(done);
+}
+
+}  // namespace
+
+TEST(Mm, without_the_drain_fifteen_folios_move_to_the_lru_in_one_lock_round) {
+    batch_fills_at(kernel::KernelConfig{}, 15);  // PAGEVEC_SIZE before 6.9
+}
+
+TEST(Mm, from_six_nine_the_batch_holds_thirty_one_folios) {
+    kernel::KernelConfig c;
+    c.folio_batch_size = 31;  // "mm: increase folio batch size" (9cecde80aae0)
+    batch_fills_at(c, 31);
 }
 
 TEST(Mm, the_lru_lock_serializes_cpus_and_its_waiters_queue) {

@@ -26,6 +26,8 @@ struct MmWorld : test::KernelWorld {
         : KernelWorld(machine, with_protocol(protocol)), mm(&k->mm()) {}
     MmWorld(hw::MachineSpec machine, const std::string& protocol)
         : KernelWorld(std::move(machine), with_protocol(protocol)), mm(&k->mm()) {}
+    // toy4 with a whole [kernel] configuration.
+    explicit MmWorld(kernel::KernelConfig config) : KernelWorld("toy4", std::move(config)), mm(&k->mm()) {}
     hw::Cpu& cpu(hw::CpuId c) { return plat->cpu(c); }
 };
 

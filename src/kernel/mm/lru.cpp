@@ -2,19 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
 
 namespace ipisim::kernel::mm {
 
-Lru::Lru(Mm& mm) : mm_(mm), batch_(mm.nr_cpus()) {
+Lru::Lru(Mm& mm, uint32_t batch_size) : mm_(mm), capacity_(batch_size), batch_(mm.nr_cpus()) {
+    if (capacity_ == 0) throw std::invalid_argument("Lru: folio_batch capacity must be at least 1");
     const hw::Topology& topo = mm.platform().topology();
     for (uint32_t node = 0; node < topo.nr_nodes(); ++node) {
         // One lruvec per node (one memcg): its lock line is homed on the node.
         locks_.push_back(
             std::make_unique<SpinLock>(mm.mem(), fmt::format("lruvec[{}].lru_lock", node), node, mm.nr_cpus()));
     }
-    for (auto& b : batch_) b.reserve(PAGEVEC_SIZE);
+    for (auto& b : batch_) b.reserve(capacity_);
 }
 
 sim::Task<> Lru::lock_irq(hw::Cpu& cpu, SpinLock& lock) {
@@ -34,7 +37,7 @@ sim::Task<> Lru::folio_add_lru(hw::Cpu& cpu, Folio* folio) {
     std::vector<Folio*>& b = batch_[cpu.id()];
     b.push_back(folio);
     // folio_batch_add() returns the space left; no space left (or a large folio) moves it.
-    if (b.size() == PAGEVEC_SIZE) co_await folio_batch_move_lru(cpu);
+    if (b.size() == capacity_) co_await folio_batch_move_lru(cpu);
 }
 
 sim::Task<> Lru::lru_add_drain(hw::Cpu& cpu) {
@@ -50,7 +53,7 @@ sim::Task<> Lru::folio_batch_move_lru(hw::Cpu& cpu) {
     ++stats_.batch_moves;
     std::vector<Folio*> moving;
     moving.swap(batch_[cpu.id()]);
-    batch_[cpu.id()].reserve(PAGEVEC_SIZE);
+    batch_[cpu.id()].reserve(capacity_);
     SpinLock& lock = lru_lock(mm_.platform().topology().node_of(cpu.id()));
     co_await lock_irq(cpu, lock);
     {

@@ -1,12 +1,13 @@
 // The page LRU of mm/swap.c as tlb_flush2 meets it: a per-CPU folio_batch of new folios
-// (cpu_fbatches.lru_add, PAGEVEC_SIZE = 15) that is moved onto the node's LRU list under the
+// (cpu_fbatches.lru_add, PAGEVEC_SIZE folios: [kernel] folio_batch_size, 15 before 6.9 and 31
+// from 6.9) that is moved onto the node's LRU list under the
 // node's LRU lock (lruvec->lru_lock, a spinlock on a line shared by every CPU of the node)
 // when it fills up or is drained, and the release of folios whose last reference goes away
 // (removed from the LRU under the same lock, then freed to the per-CPU page lists).
 //
 // References: folio_add_lru() takes one for the batch; moving the batch drops it again. So a
-// folio zapped while still in the batch is freed only when the batch moves (once per 15
-// folios, one lock round for the adds and one for the releases), while with lru_add_drain()
+// folio zapped while still in the batch is freed only when the batch moves (once per
+// PAGEVEC_SIZE folios, one lock round for the adds and one for the releases), while with lru_add_drain()
 // before the zap it is on the LRU already and its release takes the lock by itself.
 #pragma once
 
@@ -30,7 +31,8 @@ struct LruStats {
 
 class Lru {
 public:
-    explicit Lru(Mm& mm);
+    // `batch_size`: PAGEVEC_SIZE, the folio_batch capacity (at least 1).
+    Lru(Mm& mm, uint32_t batch_size);
 
     // folio_add_lru(): into this CPU's batch; moves the batch when it is full.
     sim::Task<> folio_add_lru(hw::Cpu& cpu, Folio* folio);
@@ -42,6 +44,7 @@ public:
 
     [[nodiscard]] SpinLock& lru_lock(uint32_t node) { return *locks_.at(node); }
     [[nodiscard]] size_t batch_size(hw::CpuId c) const { return batch_.at(c).size(); }
+    [[nodiscard]] uint32_t batch_capacity() const { return capacity_; }
     [[nodiscard]] const LruStats& stats() const { return stats_; }
 
 private:
@@ -50,6 +53,7 @@ private:
     sim::Task<> unlock_irq(hw::Cpu& cpu, SpinLock& lock);
 
     Mm& mm_;
+    uint32_t capacity_;
     std::vector<std::unique_ptr<SpinLock>> locks_;  // per NUMA node
     std::vector<std::vector<Folio*>> batch_;        // per CPU
     LruStats stats_;

@@ -58,7 +58,7 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
     }
     zero_folio_.zero = true;
     zero_folio_.refcount = 1;
-    lru_ = std::make_unique<Lru>(*this);
+    lru_ = std::make_unique<Lru>(*this, kernel.config().folio_batch_size);
     memcg_ = std::make_unique<MemCgroup>(mem_, kernel.config().memcg_depth, nr_cpus_);
     fault_lock_ = kernel.config().fault_lock;
     madvise_lock_ = kernel.config().madvise_lock;

@@ -37,8 +37,11 @@ inline constexpr uint64_t TLB_GENERATION_INVALID = 0;
 // Values of cpu_tlbstate.loaded_mm: mm ids. 0 = none yet, 1 = LOADED_MM_SWITCHING.
 inline constexpr uint64_t LOADED_MM_SWITCHING = 1;
 inline constexpr uint64_t INIT_MM_ID = 2;
-// include/linux/pagevec.h: PAGEVEC_SIZE / folio_batch capacity.
-inline constexpr size_t PAGEVEC_SIZE = 15;
+// include/linux/pagevec.h: PAGEVEC_SIZE, the folio_batch capacity: 15 before 6.9, 31 from 6.9
+// (Matthew Wilcox's "mm: increase folio batch size", 9cecde80aae0; later FOLIO_BATCH_SIZE in
+// include/linux/folio_batch.h). The kernel's value is [kernel] folio_batch_size; this is the
+// unit tests' kernels' default.
+inline constexpr uint32_t PAGEVEC_SIZE = 15;
 
 // A page frame (struct folio of order 0).
 struct Folio {
