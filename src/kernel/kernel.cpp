@@ -43,7 +43,10 @@ Kernel::~Kernel() {
 }
 
 Sched& Kernel::sched() {
-    if (!sched_) sched_ = std::make_unique<Sched>(*this);
+    if (!sched_) {
+        sched_ = std::make_unique<Sched>(*this);
+        if (mm_) sched_->set_mm_context_switch(&mm_->sched_link());
+    }
     return *sched_;
 }
 
@@ -70,6 +73,7 @@ mm::Mm& Kernel::mm() {
     if (!mm_) {
         mm_ = std::make_unique<mm::Mm>(*this, config_.tlb_flush);
         mm_->set_madvise_lru_add_drain(config_.madvise_lru_add_drain);
+        if (sched_) sched_->set_mm_context_switch(&mm_->sched_link());
     }
     return *mm_;
 }

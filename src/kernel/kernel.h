@@ -82,6 +82,8 @@ public:
     // --- subsystems (made on first use, configured from config()) ---
     [[nodiscard]] Smp& smp() { return *smp_; }
     [[nodiscard]] Sched& sched();
+    // The scheduler if something made it, else nullptr (it is not made by asking).
+    [[nodiscard]] Sched* sched_if_made() const { return sched_.get(); }
     [[nodiscard]] Workqueue& workqueue();
     [[nodiscard]] Resctrl& resctrl();
     [[nodiscard]] Aperfmperf& aperfmperf();

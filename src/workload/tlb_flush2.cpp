@@ -8,12 +8,14 @@
 // tasks' CPUs); processes: one mm each (every flush is local). Task i is bound to CPU i, which
 // with the machine's smt_last numbering is one task per core first, then the SMT siblings.
 // Tasks start together (after a uniform 0-1 us jitter drawn from the run's seed, standing in
-// for the wake-up from the start pipe), never sleep, and run as each CPU's kernel work; IRQs
-// preempt them. Each CPU's ASID cursor starts where an unknown history of other processes
-// left it (Mm::set_asid_history, drawn from the seed), so the tasks' mm has a different ASID on
-// different CPUs. loops_per_sec = iterations summed over tasks in the measurement window after
-// the warm-up, divided by its length (main.c prints that sum averaged over 1 s samples).
-// The flush protocol, the madvise drain and the locks of faults and madvise are the kernel's
+// for the wake-up from the start pipe). They are scheduler threads (kernel/sched), one bound
+// to each CPU; IRQs preempt them, and one that waits for mmap_lock or a VMA's lock sleeps
+// (kernel/mm/rwsem.h): its CPU switches to the idle task, keeps the mm lazily and idles
+// under the cpuidle governor until try_to_wake_up() brings the task back. Each CPU's ASID cursor starts where an
+// unknown history of other processes left it (Mm::set_asid_history, drawn from the seed), so the tasks' mm has a
+// different ASID on different CPUs. loops_per_sec = iterations summed over tasks in the measurement window after the
+// warm-up, divided by its length (main.c prints that sum averaged over 1 s samples). The flush protocol, the madvise
+// drain and the locks of faults and madvise are the kernel's
 // ([kernel] tlb_flush, madvise_lru_add_drain, fault_lock, madvise_lock). The threads' regions lie
 // next to each other and merge into one VMA (kernel/mm/vma.cpp).
 #include <fmt/format.h>
@@ -23,6 +25,7 @@
 
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
+#include "kernel/sched/sched.h"
 #include "sim/registry.h"
 #include "sim/rng.h"
 #include "workload/bounds.h"
@@ -187,11 +190,19 @@ public:
         std::vector<uint64_t> loops(n, 0);
         mm.set_asid_history(ctx.seed);  // the benchmark runs on a machine that ran other processes
         sim::Rng rng = sim::Rng::stream(ctx.seed, "tlb_flush2.start");
+        // The tasks are the scheduler's threads, bound, each with its mm: one that waits for an
+        // rwsem sleeps (its CPU idles lazily, under the cpuidle governor: menu, the default).
+        kernel::Sched& sched = k.sched();
+        sched.cpuidle().set_enabled(true);
         for (uint32_t i = 0; i < n; ++i) {
             const sim::Picos jitter(rng.uniform(0, 1'000'000));
-            k.run_on(i, [&mm, &loops, &task_mm, i, jitter](hw::Cpu& cpu) {
-                return testcase(cpu, mm, *task_mm[i], loops[i], jitter);
-            });
+            kernel::Thread& t = sched.spawn(
+                "tlb_flush2", i,
+                [&mm, &loops, &task_mm, i, jitter](hw::Cpu& cpu, kernel::Thread& /*self*/) {
+                    return testcase(cpu, mm, *task_mm[i], loops[i], jitter);
+                },
+                hw::Activity::user);
+            t.mm = task_mm[i]->id;  // the first switch-in switches the CPU to it
         }
         k.boot();
         k.engine().run_until(p().warmup);
@@ -236,7 +247,6 @@ private:
         static const uint32_t user = hw::profile_label("tlb_flush2");
         auto scope = cpu.function(user, hw::Activity::user);
         co_await cpu.compute(jitter);
-        co_await mm.switch_mm_irqs_off(cpu, m);
         for (;;) {
             const uint64_t addr = co_await mm.vm_mmap(cpu, m, kRegion);
             for (uint64_t va = addr; va < addr + kRegion; va += PAGE_SIZE) {

@@ -123,8 +123,9 @@ TEST(RwSem, a_third_writer_waits_in_the_osq_and_spins_on_the_count_once_it_is_th
 }
 
 // The queues make a hand-off cost the same however many wait: with 3 and with 7 writers
-// waiting on toy8, in the OSQ (behind a writer) or on the wait list (behind a reader, which
-// writers do not spin on), each hand-off costs the same few transfers. (When every waiter spun
+// waiting on toy8, in the OSQ (behind a writer) or on the wait list (behind a reader held
+// past rwsem_rspin_threshold(), after which writers stop spinning), each hand-off costs the
+// same few transfers. (When every waiter spun
 // on the count, as before, each release cost one more transfer per waiter.)
 TEST(RwSem, the_hand_off_between_queued_writers_does_not_grow_with_the_number_of_waiters) {
     const Picos hold = 5_us;
@@ -140,11 +141,14 @@ TEST(RwSem, the_hand_off_between_queued_writers_does_not_grow_with_the_number_of
     }
     for (uint32_t n : {4U, 8U}) {
         World w;
-        std::vector<Picos> acquired = writers(w, n, hold, /*first_reads=*/true);
+        // Held 30 us: the OSQ head gives up at 10.5 us and marks the lock nonspinnable; the
+        // writers behind it then queue at once.
+        std::vector<Picos> acquired = writers(w, n, 30_us, /*first_reads=*/true);
         ASSERT_NE(acquired.back(), Picos::max()) << n << " CPUs";
+        EXPECT_EQ(w.sem.rspin_timeouts(), 1u) << n << " CPUs";
         // CPU 0's up_read wakes CPU 1; from then on writer to writer on the wait list.
         for (uint32_t k = 2; k < n; ++k) {
-            EXPECT_EQ(acquired[k] - (acquired[k - 1] + hold), kQueuedHandoff) << n << " CPUs, " << k;
+            EXPECT_EQ(acquired[k] - (acquired[k - 1] + 30_us), kQueuedHandoff) << n << " CPUs, " << k;
         }
         EXPECT_EQ(w.sem.spin_acquisitions(), 0u) << n << " CPUs";
         EXPECT_EQ(w.sem.wakeups(), n - 1) << n << " CPUs";
@@ -201,16 +205,19 @@ TEST(RwSem, a_release_wakes_the_readers_queued_behind_a_waiting_writer_too) {
     std::vector<Picos> acquired(5, Picos::max());
     std::vector<Picos> released(5, Picos::max());
     const bool write[5] = {false, true, false, true, false};
+    // Writer 1 spins on reader 0 until rwsem_rspin_threshold (10.5 us), marks the lock
+    // nonspinnable and queues; reader 2, writer 3 and reader 4 then queue behind it.
+    const Picos arrive[5] = {0_ns, 1_us, 12_us, 13_us, 14_us};
     for (hw::CpuId c = 0; c < 5; ++c) {
         w.k->run_on(c, [&, c](Cpu& cpu) -> sim::Task<> {
-            co_await cpu.compute(400_ns * c);
+            co_await cpu.compute(arrive[c]);
             if (write[c]) {
                 co_await w.sem.down_write(cpu);
             } else {
                 co_await w.sem.down_read(cpu);
             }
             acquired[c] = cpu.now();
-            co_await cpu.compute(5_us);
+            co_await cpu.compute(50_us);
             released[c] = cpu.now();
             if (write[c]) {
                 co_await w.sem.up_write(cpu);
@@ -229,7 +236,70 @@ TEST(RwSem, a_release_wakes_the_readers_queued_behind_a_waiting_writer_too) {
     EXPECT_LT(acquired[2], released[4]);
     EXPECT_GT(acquired[3], std::max(released[2], released[4]));
     EXPECT_EQ(w.sem.spin_acquisitions(), 0u);
+    EXPECT_EQ(w.sem.rspin_timeouts(), 1u);
     EXPECT_EQ(w.sem.wakeups(), 4u);  // writer 1, readers 2 and 4, writer 3
     EXPECT_EQ(w.sem.count().peek(), 0u);
     EXPECT_EQ(w.sem.nr_waiters(), 0u);
+}
+
+// rwsem_rspin_threshold(): a writer spins on a reader-owned lock for (10 + readers/2) us, at
+// most 25 us.
+TEST(RwSem, the_reader_spin_threshold_grows_with_the_readers_up_to_25_us) {
+    EXPECT_EQ(RwSem::rwsem_rspin_threshold(1 * RwSem::READER_BIAS), 10500_ns);
+    EXPECT_EQ(RwSem::rwsem_rspin_threshold(10 * RwSem::READER_BIAS), 15_us);
+    EXPECT_EQ(RwSem::rwsem_rspin_threshold(30 * RwSem::READER_BIAS), 25_us);
+    EXPECT_EQ(RwSem::rwsem_rspin_threshold(200 * RwSem::READER_BIAS), 25_us);
+}
+
+// A writer that finds one reader spins on the count and takes the lock when the reader
+// leaves within the threshold: up_read's fetch_add (T), the spinner's re-load (T), its
+// cmpxchg (T) and osq_unlock (L1), the same hand-off as from a writer.
+TEST(RwSem, a_writer_spins_on_a_reader_that_leaves_within_the_threshold) {
+    World w;
+    const std::vector<Picos> acquired = writers(w, 2, 5_us, /*first_reads=*/true);
+    EXPECT_EQ(acquired[0], MEM);
+    EXPECT_EQ(acquired[1], MEM + 5_us + kSpinHandoff);
+    EXPECT_EQ(w.sem.spin_acquisitions(), 1u);
+    EXPECT_EQ(w.sem.rspin_timeouts(), 0u);
+    EXPECT_EQ(w.sem.wakeups(), 0u);
+}
+
+// Past the threshold the writer marks the lock nonspinnable (a write to sem->owner on the
+// count's line), queues, and is woken by the reader's up_read; a writer arriving later in the
+// same reader-owned phase does not spin at all, and the first writer owner clears the mark.
+TEST(RwSem, past_the_threshold_the_writer_queues_and_later_writers_do_not_spin) {
+    World w;
+    std::vector<Picos> acquired(3, Picos::max());
+    std::vector<Picos> queued(3, Picos::max());
+    const Picos arrive[3] = {0_ns, 10_ns, 20_us};
+    for (hw::CpuId c = 0; c < 3; ++c) {
+        w.k->run_on(c, [&, c](Cpu& cpu) -> sim::Task<> {
+            co_await cpu.compute(arrive[c]);
+            if (c == 0) {
+                co_await w.sem.down_read(cpu);
+            } else {
+                co_await w.sem.down_write(cpu);
+            }
+            acquired[c] = cpu.now();
+            co_await cpu.compute(40_us);
+            if (c == 0) {
+                co_await w.sem.up_read(cpu);
+            } else {
+                co_await w.sem.up_write(cpu);
+            }
+        });
+    }
+    w.k->boot();
+    w.eng.run_until(20_us);
+    EXPECT_EQ(w.sem.rspin_timeouts(), 1u);  // writer 1 gave up at 10 ns + ~10.5 us
+    EXPECT_EQ(w.sem.nr_waiters(), 1u);
+    w.eng.run_until(21_us);
+    EXPECT_EQ(w.sem.nr_waiters(), 2u);  // writer 2 queued at once: no second timeout
+    EXPECT_EQ(w.sem.rspin_timeouts(), 1u);
+    w.eng.run_until(1_ms);
+    EXPECT_GT(acquired[1], MEM + 40_us);
+    EXPECT_GT(acquired[2], acquired[1] + 40_us);
+    EXPECT_EQ(w.sem.spin_acquisitions(), 0u);
+    EXPECT_EQ(w.sem.wakeups(), 2u);
+    EXPECT_EQ(w.sem.count().peek(), 0u);
 }

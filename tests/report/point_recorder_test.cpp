@@ -32,7 +32,7 @@ TEST(PointRecorder, a_seed000_point_traced_from_2ms_to_2_2ms_is_valid_trace_even
     const auto dir = scratch("seed000");
     const experiment::Experiment e = experiment::load_experiment(
         std::string(IPISIM_SOURCE_DIR) + "/experiments/seed000_rar.toml",
-        {"sweep.threads=[20, 60]", R"(sweep.kernel.tlb_flush=["rar-optimized"])", "params.measure=200 us"});
+        {"sweep.threads=[20, 40]", R"(sweep.kernel.tlb_flush=["rar-optimized"])", "params.measure=200 us"});
     report::TraceOptions trace{(dir / "trace.json").string(), report::parse_trace_window("2ms..2.2ms"), 1};
     experiment::RunOptions options;
     options.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
@@ -42,7 +42,7 @@ TEST(PointRecorder, a_seed000_point_traced_from_2ms_to_2_2ms_is_valid_trace_even
     const nlohmann::json doc = read_json(trace.file);
     EXPECT_EQ(test::validate_trace_events(doc, 2000.0, 2200.0), std::vector<std::string>{});
     EXPECT_EQ(doc["otherData"]["point"], 1);
-    EXPECT_EQ(doc["otherData"]["params"]["threads"], 60);
+    EXPECT_EQ(doc["otherData"]["params"]["threads"], 40);
     size_t flows = 0, rar = 0, flushes = 0;
     for (const auto& ev : doc["traceEvents"]) {
         flows += ev["ph"] == "s" ? 1 : 0;

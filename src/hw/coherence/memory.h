@@ -111,6 +111,10 @@ public:
     // Wake.notified() after a write, Wake.interrupted() (with the irq) after an interrupt.
     // Costs nothing and schedules nothing by itself; the caller's next load pays the re-fetch.
     sim::Signal::Awaiter wait_for_write(SimVar& v) { return v.line().written().wait(); }
+    // The same, ending after `timeout` at the latest (Wake.timed_out()).
+    sim::Signal::Awaiter wait_for_write_for(SimVar& v, sim::Picos timeout) {
+        return v.line().written().wait_for(timeout);
+    }
 
     // Spins with interrupts masked (an interrupt stays pending) until pred(value); returns the
     // satisfying value.

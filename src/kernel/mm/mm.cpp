@@ -20,7 +20,10 @@ Vma* MmStruct::find_vma(uint64_t va) const {
 }
 
 Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
-    : k_(kernel), mem_(kernel.platform().memory()), nr_cpus_(kernel.platform().nr_cpus()) {
+    : k_(kernel),
+      mem_(kernel.platform().memory()),
+      nr_cpus_(kernel.platform().nr_cpus()),
+      sched_link_(std::make_unique<SchedLink>(kernel, *this)) {
     hw::Platform& p = kernel.platform();
     const hw::MachineSpec& spec = p.spec();
     const uint32_t nr_asids = spec.tlb.nr_dyn_asids == 0 ? 1 : spec.tlb.nr_dyn_asids;
@@ -89,7 +92,7 @@ MmStruct& Mm::mm_alloc(uint32_t home_node) {
         if (w % 8 == 0) mask_line = &mem_.new_line(fmt::format("mm[{}].cpu_bitmap.{}", m->id, w / 8), home_node);
         m->cpumask.push_back(&mem_.new_var(*mask_line, 0));
     }
-    m->mmap_lock = std::make_unique<RwSem>(mem_, fmt::format("mm[{}].mmap_lock", m->id), home_node);
+    m->mmap_lock = std::make_unique<RwSem>(mem_, fmt::format("mm[{}].mmap_lock", m->id), home_node, sched_link_.get());
     m->mm_lock_seq = &mem_.new_aligned_var(fmt::format("mm[{}].mm_lock_seq", m->id), home_node);
     mms_.push_back(std::move(m));
     if (broadcast_tlb_flush()) alloc_global_asid_line(*mms_.back());

@@ -23,6 +23,7 @@
 #include "kernel/mm/memcg.h"
 #include "kernel/mm/mm_lock.h"
 #include "kernel/mm/mm_types.h"
+#include "kernel/mm/sched_link.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
 
 namespace ipisim::kernel::mm {
@@ -92,6 +93,8 @@ public:
     [[nodiscard]] FlushTlbInfo& flush_tlb_info(hw::CpuId c) { return flush_info_.at(c); }
     [[nodiscard]] TlbFlushProtocol& protocol() { return *protocol_; }
     [[nodiscard]] Lru& lru() { return *lru_; }
+    // The scheduler side of the mm layer (context switches, sleeping rwsem waiters).
+    [[nodiscard]] SchedLink& sched_link() { return *sched_link_; }
     // The tasks' memory cgroup ([kernel] memcg_depth).
     [[nodiscard]] MemCgroup& memcg() { return *memcg_; }
     [[nodiscard]] MmStruct& init_mm() { return *mms_.front(); }
@@ -221,6 +224,7 @@ private:
     std::vector<std::unique_ptr<MmStruct>> mms_;  // [0] = init_mm; id = index + INIT_MM_ID
     uint64_t next_ctx_id_ = 1;
     std::unique_ptr<TlbFlushProtocol> protocol_;
+    std::unique_ptr<SchedLink> sched_link_;
     std::unique_ptr<Lru> lru_;
     std::unique_ptr<MemCgroup> memcg_;
     std::vector<std::unique_ptr<Folio>> folios_;

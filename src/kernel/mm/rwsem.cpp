@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "hw/check_hooks.h"
 #include "hw/cpu/spin.h"
+#include "kernel/sched/thread.h"
 
 namespace ipisim::kernel::mm {
 
@@ -13,10 +16,12 @@ constexpr uint64_t neg(uint64_t x) {
 }
 }  // namespace
 
-RwSem::RwSem(hw::Memory& mem, const std::string& name, uint32_t home_node)
+RwSem::RwSem(hw::Memory& mem, const std::string& name, uint32_t home_node, RwSemSleep* sleep)
     : mem_(mem),
+      sleep_(sleep),
       count_(&mem.new_aligned_var(name, home_node)),
       osq_tail_(&mem.new_var(count_->line())),
+      owner_(&mem.new_var(count_->line())),
       wait_lock_(mem, mem.new_var(count_->line()), name + ".wait_lock", home_node),
       name_(name),
       home_node_(home_node),
@@ -44,11 +49,33 @@ sim::Task<> RwSem::unlock_wait_lock(hw::Cpu& cpu) {
     co_await cpu.local_irq_enable();
 }
 
-sim::Task<> RwSem::wait_for_change(hw::Cpu& cpu, hw::SimVar& v, uint64_t& seen) {
-    // The kernel sleeps here (schedule() in TASK_UNINTERRUPTIBLE); we spin on our own line.
+sim::Task<> RwSem::spin_for_change(hw::Cpu& cpu, hw::SimVar& v, uint64_t& seen) {
     IPISIM_CHECK_HOOK(lock_queued(cpu.id(), v, *count_));
     const uint64_t before = seen;
     seen = co_await hw::spin_until(cpu, mem_, v, [before](uint64_t x) { return x != before; });
+}
+
+sim::Task<> RwSem::wait_for_change(hw::Cpu& cpu, hw::SimVar& v, uint64_t& seen) {
+    Thread* const task = sleep_ != nullptr ? sleep_->current_task(cpu.id()) : nullptr;
+    WaiterLine& self = waiter_line(cpu.id());
+    self.sleeper = task;
+    if (task == nullptr) {
+        co_await spin_for_change(cpu, v, seen);
+        co_return;
+    }
+    IPISIM_CHECK_HOOK(lock_queued(cpu.id(), v, *count_));
+    // for (;;) { set_current_state(TASK_UNINTERRUPTIBLE); if (granted) break; schedule(); }
+    for (;;) {
+        task->state = TaskState::uninterruptible;
+        const uint64_t x = co_await mem_.load(cpu.id(), v);
+        if (x != seen) {
+            seen = x;
+            break;
+        }
+        ++sleeps_;
+        co_await sleep_->schedule(cpu);
+    }
+    task->state = TaskState::running;  // __set_current_state(TASK_RUNNING)
 }
 
 sim::Task<> RwSem::grant(hw::Cpu& cpu, hw::CpuId r) {
@@ -62,7 +89,13 @@ sim::Task<> RwSem::wake(hw::Cpu& cpu, hw::CpuId w) {
 }
 
 sim::Task<> RwSem::wake_up_q(hw::Cpu& cpu, WakeQ& wake_q) {
-    for (hw::CpuId w : wake_q) co_await wake(cpu, w);
+    for (const Wake& w : wake_q) {
+        if (w.write) co_await wake(cpu, w.cpu);
+        // try_to_wake_up() of a waiter that sleeps (or slept here before: then it is running
+        // and the call only checks its state).
+        Thread* const t = waiter_line(w.cpu).sleeper;
+        if (t != nullptr) co_await sleep_->wake_up_process(cpu, *t);
+    }
     wake_q.clear();
 }
 
@@ -70,7 +103,7 @@ sim::Task<> RwSem::rwsem_mark_wake(hw::Cpu& cpu, WakeType type, WakeQ& wake_q) {
     const hw::CpuId me = cpu.id();
     // The first waiter a writer: only it is woken (it takes the lock itself), and only for ANY.
     if (wait_list_.front().write) {
-        if (type == WakeType::any) wake_q.push_back(wait_list_.front().cpu);
+        if (type == WakeType::any) wake_q.push_back({wait_list_.front().cpu, true});
         co_return;
     }
     // Grant the first reader before counting, to back out if a writer stole the lock.
@@ -96,7 +129,10 @@ sim::Task<> RwSem::rwsem_mark_wake(hw::Cpu& cpu, WakeType type, WakeQ& wake_q) {
     uint64_t delta = woken.size() * READER_BIAS - adjustment;
     if (wait_list_.empty()) delta -= FLAG_WAITERS;
     if (delta != 0) co_await mem_.fetch_add(me, *count_, delta);
-    for (hw::CpuId r : woken) co_await grant(cpu, r);
+    for (hw::CpuId r : woken) {
+        co_await grant(cpu, r);  // smp_store_release(&waiter->task, NULL)
+        wake_q.push_back({r, false});
+    }
 }
 
 sim::Task<> RwSem::rwsem_wake(hw::Cpu& cpu, WakeType type) {
@@ -136,7 +172,7 @@ sim::Task<> RwSem::osq_lock(hw::Cpu& cpu) {
     osq_.push_back(me);
     co_await mem_.xchg(me, *osq_tail_, me + 1);
     if (osq_.front() == me) co_return;
-    co_await wait_for_change(cpu, *self.osq_node, self.osq_seen);
+    co_await spin_for_change(cpu, *self.osq_node, self.osq_seen);
 }
 
 sim::Task<> RwSem::osq_unlock(hw::Cpu& cpu) {
@@ -148,19 +184,51 @@ sim::Task<> RwSem::osq_unlock(hw::Cpu& cpu) {
     if (!osq_.empty()) co_await mem_.fetch_add(me, *waiter_line(osq_.front()).osq_node, 1);
 }
 
-sim::Task<bool> RwSem::rwsem_optimistic_spin(hw::Cpu& cpu, uint64_t count) {
-    // rwsem_can_spin_on_owner(): a writer owner always runs here; a reader-owned lock is not
-    // spun on (the reader spin threshold is left out).
-    if ((count & WRITER_LOCKED) == 0 && (count & READER_MASK) != 0) co_return false;
+sim::Picos RwSem::rwsem_rspin_threshold(uint64_t count) {
+    // (10 + readers/2) us, at most 25 us (30 readers).
+    const uint64_t readers = std::min<uint64_t>(count >> 8, 30);
+    return sim::Picos((20 + readers) * 1'000'000 / 2);
+}
+
+sim::Task<bool> RwSem::rwsem_optimistic_spin(hw::Cpu& cpu, uint64_t /*count*/) {
+    // rwsem_can_spin_on_owner(): not after a writer gave up on this reader-owned phase
+    // (RWSEM_NONSPINNABLE); a writer owner always runs here.
+    if (nonspinnable_) co_return false;
     const hw::CpuId me = cpu.id();
     co_await osq_lock(cpu);
     bool taken = false;
+    bool reader_owned = false;  // prev_owner_state == OWNER_READER
+    sim::Picos deadline;
     for (;;) {
-        // rwsem_spin_on_owner(): while a (running) writer owns it; then
+        // rwsem_spin_on_owner(): while a (running) writer owns it.
+        uint64_t v = co_await hw::spin_until(cpu, mem_, *count_, [](uint64_t x) { return (x & WRITER_LOCKED) == 0; });
+        if ((v & READER_MASK) != 0) {
+            // OWNER_READER: spin until the readers leave (or a writer comes), for at most
+            // rwsem_rspin_threshold(); then mark the lock nonspinnable and queue.
+            if (!reader_owned) {
+                if (nonspinnable_) break;
+                deadline = cpu.now() + rwsem_rspin_threshold(v);
+                reader_owned = true;
+            }
+            const hw::BoundedSpin r = co_await hw::spin_until_deadline(
+                cpu, mem_, *count_, [](uint64_t x) { return (x & LOCK_MASK) == 0 || (x & WRITER_LOCKED) != 0; },
+                deadline);
+            if (!r.satisfied) {
+                // rwsem_set_nonspinnable(): a cmpxchg on sem->owner (the count's line).
+                co_await mem_.fetch_or(me, *owner_, 1);
+                nonspinnable_ = true;
+                ++rspin_timeouts_;
+                break;
+            }
+            v = r.value;
+            if ((v & WRITER_LOCKED) != 0) {
+                reader_owned = false;
+                continue;
+            }
+        } else {
+            reader_owned = false;
+        }
         // rwsem_try_write_lock_unqueued(), which may take it from queued waiters.
-        const uint64_t v =
-            co_await hw::spin_until(cpu, mem_, *count_, [](uint64_t x) { return (x & WRITER_LOCKED) == 0; });
-        if ((v & LOCK_MASK) != 0) break;  // reader-owned: the reader spin threshold is left out
         if (co_await mem_.cmpxchg(me, *count_, v, v | WRITER_LOCKED) == v) {
             taken = true;
             break;
@@ -268,6 +336,7 @@ sim::Task<> RwSem::down_write(hw::Cpu& cpu) {
         auto scope = cpu.function(label_);
         if (!co_await rwsem_optimistic_spin(cpu, fast)) co_await rwsem_down_write_slowpath(cpu);
     }
+    nonspinnable_ = false;  // rwsem_set_owner(): the owner word without flags
     IPISIM_CHECK_HOOK(rwsem_acquired(me, *count_, /*write=*/true));
 }
 

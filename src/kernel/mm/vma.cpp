@@ -37,7 +37,7 @@ Vma* Mm::vm_area_alloc(MmStruct& mm, uint64_t start, uint64_t end) {
     Vma* v = nullptr;
     if (mm.free_vmas.empty()) {
         auto fresh = std::make_unique<Vma>();
-        fresh->vm_lock = std::make_unique<RwSem>(mem_, "vma.vm_lock", mm.home_node);
+        fresh->vm_lock = std::make_unique<RwSem>(mem_, "vma.vm_lock", mm.home_node, sched_link_.get());
         fresh->bounds = &mem_.new_aligned_var("vma.vm_start", mm.home_node);
         v = fresh.get();
         mm.vma_slab.push_back(std::move(fresh));

@@ -119,7 +119,7 @@ sim::Task<> Sched::schedule(Cpu& cpu) {
         next = prev;  // still runnable (woken before it got here): no preemption, keep running
     } else if (!rq.queue.empty()) {
         next = rq.queue.front();
-        rq.queue.pop_front();
+        rq.queue.erase(rq.queue.begin());
     }
     if (next == prev) {
         co_await cpu.local_irq_enable();
@@ -135,6 +135,14 @@ sim::Task<> Sched::schedule(Cpu& cpu) {
         ++next->switches_in;
     }
     rq.curr = next;
+    // context_switch(): a thread's user mm, else the previous mm kept lazily.
+    if (mm_switch_ != nullptr) {
+        if (next != nullptr && next->mm != 0) {
+            co_await mm_switch_->switch_mm_irqs_off(cpu, next->mm);
+        } else {
+            co_await mm_switch_->enter_lazy_tlb(cpu);
+        }
+    }
     sim::Process& prev_proc = *cpu.running();
     sim::Process& next_proc = next != nullptr ? *next->proc : *k_.idle_task(c);
     // Interrupts that arrived with IRQs off belong to the CPU: the incoming context takes them.

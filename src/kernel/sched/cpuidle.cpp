@@ -20,6 +20,11 @@ size_t Cpuidle::choose(const hw::MachineSpec& spec, bool long_next, sim::Picos l
     return idx;
 }
 
+sim::Picos Cpuidle::deduct_exit_latency(sim::Picos measured, sim::Picos exit_latency) {
+    if (measured > exit_latency + exit_latency) return measured - exit_latency;
+    return sim::Picos(measured.count() / 2);
+}
+
 void Cpuidle::select(hw::Cpu& cpu) {
     if (!enabled_ || cpu.spec().idle.empty()) return;
     PerCpu& pc = cpus_.at(cpu.id());
@@ -28,6 +33,7 @@ void Cpuidle::select(hw::Cpu& cpu) {
     pc.tick_fired = false;
     const size_t idx = choose(cpu.spec(), pc.long_next, pc.last);
     cpu.set_idle_state(idx);
+    pc.state = idx;
     if (entries_.size() < cpu.spec().idle.size()) entries_.resize(cpu.spec().idle.size());
     ++entries_[idx];
     // The tick is stopped only for the deepest choice; otherwise it wakes the CPU to re-select.
@@ -40,7 +46,7 @@ void Cpuidle::reflect(hw::Cpu& cpu) {
     if (!enabled_ || cpu.spec().idle.empty()) return;
     PerCpu& pc = cpus_.at(cpu.id());
     ++pc.generation;
-    pc.last = cpu.now() - pc.entered;
+    pc.last = deduct_exit_latency(cpu.now() - pc.entered, cpu.spec().idle.at(pc.state).exit_latency);
     pc.long_next = pc.tick_fired;
 }
 

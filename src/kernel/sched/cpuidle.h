@@ -3,7 +3,10 @@
 // workload picks another), as without a scheduler.
 //
 // When enabled (the kernel's default: menu), before each idle entry:
-//   predicted = the CPU's last idle interval; unknown (first entry) or ended by the tick: long
+//   predicted = the CPU's last idle interval, less the entered state's declared exit latency
+//           (menu_update(): "we are interested in when the wakeup begun": the measured time
+//           minus exit_latency, or half of it when it was under twice the exit latency);
+//           unknown (first entry) or ended by the tick: long
 //   state = the deepest whose target_residency <= predicted; never busy polling when a
 //           physical state would be too deep (menu: "use a physical idle state, not busy
 //           polling, unless a timer is going to trigger soon enough"; timers are not
@@ -38,6 +41,9 @@ public:
     void reflect(hw::Cpu& cpu);
     // The state index select() would choose after an idle interval `last` (nullopt: long).
     [[nodiscard]] static size_t choose(const hw::MachineSpec& spec, bool long_next, sim::Picos last);
+    // menu_update()'s idle interval from a residency `measured` in a state declaring
+    // `exit_latency`: measured - exit_latency, or measured / 2 when under 2 * exit_latency.
+    [[nodiscard]] static sim::Picos deduct_exit_latency(sim::Picos measured, sim::Picos exit_latency);
 
     // Idle entries per state index, all CPUs.
     [[nodiscard]] const std::vector<uint64_t>& entries() const { return entries_; }
@@ -48,6 +54,7 @@ private:
         uint32_t generation = 0;  // bumped at every reflect: stale tick events do nothing
         sim::Picos entered;
         sim::Picos last;
+        size_t state = 0;       // the state entered
         bool long_next = true;  // no history yet
         bool tick_fired = false;
     };

@@ -37,6 +37,15 @@ namespace ipisim::kernel {
 // arch/x86/include/asm/irq_vectors.h: the local APIC timer (tick, hrtimers).
 inline constexpr uint32_t LOCAL_TIMER_VECTOR = 0xec;
 
+// context_switch()'s switch_mm_irqs_off / enter_lazy_tlb (kernel/sched/core.c), run in the
+// outgoing context after the first half of the switch, with IRQs off.
+class MmContextSwitch {
+public:
+    virtual ~MmContextSwitch() = default;
+    virtual sim::Task<> switch_mm_irqs_off(hw::Cpu& cpu, uint64_t next_mm) = 0;
+    virtual sim::Task<> enter_lazy_tlb(hw::Cpu& cpu) = 0;
+};
+
 struct SchedStats {
     uint64_t context_switches = 0;
     uint64_t wakeups = 0;         // successful try_to_wake_up()
@@ -71,6 +80,9 @@ public:
     sim::Task<> sleep_for(hw::Cpu& cpu, sim::Picos d);
     sim::Task<> msleep(hw::Cpu& cpu, uint64_t ms) { return sleep_for(cpu, sim::Picos(ms * 1'000'000'000ULL)); }
 
+    // The mm layer's half of the context switch (nullptr: none).
+    void set_mm_context_switch(MmContextSwitch* mm) { mm_switch_ = mm; }
+
     // The thread running on c (nullptr: the idle task or a non-thread context).
     [[nodiscard]] Thread* current(hw::CpuId c) const { return rq_.at(c).curr; }
     [[nodiscard]] uint32_t nr_running(hw::CpuId c) const;
@@ -89,7 +101,7 @@ public:
 private:
     struct Rq {
         Thread* curr = nullptr;      // nullptr: the idle task
-        std::deque<Thread*> queue;   // runnable, not running (FIFO)
+        std::vector<Thread*> queue;  // runnable, not running (FIFO; a vector: an empty deque allocates)
         hw::SimVar* lock = nullptr;  // rq->__lock (its cache line)
         bool idle_may_run = false;   // switch-in handshake of the idle task
         sim::Signal idle_switched_in;
@@ -116,6 +128,7 @@ private:
     std::vector<std::unique_ptr<Thread>> threads_;
     Cpuidle cpuidle_;
     SchedStats stats_;
+    MmContextSwitch* mm_switch_ = nullptr;
 };
 
 }  // namespace ipisim::kernel

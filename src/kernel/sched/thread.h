@@ -35,6 +35,9 @@ struct Thread {
     ThreadFn fn;
     uint32_t label = 0;                            // profile label of its own code
     hw::Activity activity = hw::Activity::kernel;  // user for user programs
+    // task->mm as an mm id (kernel/mm: MmStruct::id); 0 for a kernel thread, which borrows the
+    // previous task's mm lazily (active_mm).
+    uint64_t mm = 0;
 
     TaskState state = TaskState::uninterruptible;
     bool on_rq = false;  // p->on_rq: current or queued on its runqueue
