@@ -190,7 +190,7 @@ sim::Picos RwSem::rwsem_rspin_threshold(uint64_t count) {
     return sim::Picos((20 + readers) * 1'000'000 / 2);
 }
 
-sim::Task<bool> RwSem::rwsem_optimistic_spin(hw::Cpu& cpu, uint64_t /*count*/) {
+sim::Task<bool> RwSem::rwsem_optimistic_spin(hw::Cpu& cpu) {
     // rwsem_can_spin_on_owner(): not after a writer gave up on this reader-owned phase
     // (RWSEM_NONSPINNABLE); a writer owner always runs here.
     if (nonspinnable_) co_return false;
@@ -334,7 +334,7 @@ sim::Task<> RwSem::down_write(hw::Cpu& cpu) {
     const uint64_t fast = co_await mem_.cmpxchg(me, *count_, 0, WRITER_LOCKED);  // rwsem_write_trylock
     if (fast != 0) {
         auto scope = cpu.function(label_);
-        if (!co_await rwsem_optimistic_spin(cpu, fast)) co_await rwsem_down_write_slowpath(cpu);
+        if (!co_await rwsem_optimistic_spin(cpu)) co_await rwsem_down_write_slowpath(cpu);
     }
     nonspinnable_ = false;  // rwsem_set_owner(): the owner word without flags
     IPISIM_CHECK_HOOK(rwsem_acquired(me, *count_, /*write=*/true));

@@ -141,8 +141,7 @@ private:
     };
     using WakeQ = std::vector<Wake>;
 
-    // `count`: the value the fast path's cmpxchg found.
-    sim::Task<bool> rwsem_optimistic_spin(hw::Cpu& cpu, uint64_t count);
+    sim::Task<bool> rwsem_optimistic_spin(hw::Cpu& cpu);
     sim::Task<> osq_lock(hw::Cpu& cpu);
     sim::Task<> osq_unlock(hw::Cpu& cpu);
     sim::Task<> rwsem_down_write_slowpath(hw::Cpu& cpu);
