@@ -65,6 +65,7 @@ struct Metrics {
     double coalesced_share = 0;
     double lru_lock_rounds_per_loop = 0;
     double vma_lock_fallbacks_per_loop = 0;
+    double lock_sleeps_per_loop = 0;
     uint64_t stale_tlb_hits = 0;
 };
 
@@ -167,6 +168,9 @@ public:
                 .param("vma_lock_fallbacks_per_loop", &Metrics::vma_lock_fallbacks_per_loop,
                        "faults and madvise calls per iteration whose per-VMA lock failed (the VMA write-locked by an "
                        "mmap or munmap, VMA_LOCK_ABORT), so they took mmap_lock")
+                .param("lock_sleeps_per_loop", &Metrics::lock_sleeps_per_loop,
+                       "times per iteration a task slept waiting for mmap_lock or a VMA's lock (schedule() in the "
+                       "rwsem slow paths; many, with a high idle_share, is a lock convoy)")
                 .param("stale_tlb_hits", &Metrics::stale_tlb_hits,
                        "user accesses that hit a TLB entry with no PTE behind it (must be 0)");
         return s;
@@ -212,6 +216,7 @@ public:
         const kernel::mm::TlbFlushStats fl0 = mm.flush_stats();
         const uint64_t lock0 = mm.lru().stats().lock_rounds;
         const uint64_t abort0 = mm.stats().vma_lock_abort;
+        const uint64_t sleeps0 = mm.sched_link().sleeps();
         auto irqs = [&k, n] {
             uint64_t sum = 0;
             for (uint32_t i = 0; i < n; ++i) sum += k.platform().cpu(i).irqs_taken();
@@ -237,6 +242,7 @@ public:
         m.coalesced_share = per(fl1.coalesced - fl0.coalesced, fl1.flush_tlb_func - fl0.flush_tlb_func);
         m.lru_lock_rounds_per_loop = per(mm.lru().stats().lock_rounds - lock0, m.loops);
         m.vma_lock_fallbacks_per_loop = per(mm.stats().vma_lock_abort - abort0, m.loops);
+        m.lock_sleeps_per_loop = per(mm.sched_link().sleeps() - sleeps0, m.loops);
         m.stale_tlb_hits = mm.stats().stale_tlb_hits;
         return result(m);
     }

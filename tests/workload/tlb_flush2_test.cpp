@@ -47,6 +47,19 @@ TEST(TlbFlush2, threads_share_one_mm_and_shoot_down_while_processes_flush_locall
     EXPECT_EQ(t.metrics["stale_tlb_hits"].get<uint64_t>(), 0u);
 }
 
+// The tasks are scheduler threads: one that waits for the shared mm's mmap_lock or VMA lock
+// sleeps, and its CPU's idle time is in idle_share; processes (one mm each) never wait. The
+// window starts at 0: the 8 threads' first mmap()s contend at once.
+TEST(TlbFlush2, threads_that_wait_for_the_shared_mms_locks_sleep_and_processes_never_do) {
+    const std::string start = "threads = 8\nwarmup = \"0 ms\"\nmeasure = \"2 ms\"\n";
+    const auto t = run("toy8", start + "mode = \"threads\"\n");
+    const auto p = run("toy8", start + "mode = \"processes\"\n");
+    EXPECT_GT(t.metrics["lock_sleeps_per_loop"].get<double>(), 0.0);
+    EXPECT_GT(t.metrics["idle_share"].get<double>(), 0.0);
+    EXPECT_EQ(p.metrics["lock_sleeps_per_loop"].get<double>(), 0.0);
+    EXPECT_EQ(p.metrics["idle_share"].get<double>(), 0.0);
+}
+
 TEST(TlbFlush2, the_lkp_figures_are_per_task_and_per_second_and_the_cpu_time_splits_into_user_sys_and_idle) {
     const auto r = run("toy8", params(4, "mode = \"threads\"\n"));
     const double loops_per_sec = r.metrics["loops_per_sec"].get<double>();

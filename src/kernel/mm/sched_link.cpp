@@ -14,6 +14,7 @@ Thread* SchedLink::current_task(hw::CpuId cpu) const {
 }
 
 sim::Task<> SchedLink::schedule(hw::Cpu& cpu) {
+    ++sleeps_;
     co_await k_.sched().schedule(cpu);
 }
 

@@ -25,9 +25,13 @@ public:
     sim::Task<> switch_mm_irqs_off(hw::Cpu& cpu, uint64_t next_mm) override;
     sim::Task<> enter_lazy_tlb(hw::Cpu& cpu) override;
 
+    // schedule() calls of rwsem waiters so far, every semaphore of the mm layer together.
+    [[nodiscard]] uint64_t sleeps() const { return sleeps_; }
+
 private:
     Kernel& k_;
     Mm& mm_;
+    uint64_t sleeps_ = 0;
 };
 
 }  // namespace ipisim::kernel::mm
