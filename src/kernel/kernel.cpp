@@ -5,6 +5,7 @@
 #include "kernel/aperfmperf/aperfmperf.h"
 #include "kernel/costs.h"
 #include "kernel/mm/mm.h"
+#include "kernel/mm/sched_link.h"
 #include "kernel/resctrl/resctrl.h"
 #include "kernel/sched/sched.h"
 #include "kernel/workqueue/workqueue.h"

@@ -26,6 +26,7 @@
 
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
+#include "kernel/mm/sched_link.h"
 #include "kernel/sched/sched.h"
 #include "sim/registry.h"
 #include "sim/rng.h"

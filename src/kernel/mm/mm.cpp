@@ -1,6 +1,7 @@
 // Mm: construction, mm_structs, folios, and the context-switch half of arch/x86/mm/tlb.c
 // (switch_mm_irqs_off, choose_new_asid, enter_lazy_tlb; docs/mechanisms.md §2.2-2.3).
 #include "kernel/mm/mm.h"
+#include "kernel/mm/sched_link.h"
 
 #include <fmt/format.h>
 

@@ -23,10 +23,11 @@
 #include "kernel/mm/memcg.h"
 #include "kernel/mm/mm_lock.h"
 #include "kernel/mm/mm_types.h"
-#include "kernel/mm/sched_link.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
 
 namespace ipisim::kernel::mm {
+
+class SchedLink;  // kernel/mm/sched_link.h
 
 struct TlbFlushStats {
     uint64_t flush_tlb_mm_range = 0;

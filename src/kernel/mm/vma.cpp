@@ -30,6 +30,7 @@
 
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
+#include "kernel/mm/sched_link.h"
 
 namespace ipisim::kernel::mm {
 

@@ -33,7 +33,6 @@ void Cpuidle::select(hw::Cpu& cpu) {
     pc.tick_fired = false;
     const size_t idx = choose(cpu.spec(), pc.long_next, pc.last);
     cpu.set_idle_state(idx);
-    pc.state = idx;
     if (entries_.size() < cpu.spec().idle.size()) entries_.resize(cpu.spec().idle.size());
     ++entries_[idx];
     // The tick is stopped only for the deepest choice; otherwise it wakes the CPU to re-select.
@@ -46,7 +45,8 @@ void Cpuidle::reflect(hw::Cpu& cpu) {
     if (!enabled_ || cpu.spec().idle.empty()) return;
     PerCpu& pc = cpus_.at(cpu.id());
     ++pc.generation;
-    pc.last = deduct_exit_latency(cpu.now() - pc.entered, cpu.spec().idle.at(pc.state).exit_latency);
+    // The state select() set: nothing changes it while the CPU idles.
+    pc.last = deduct_exit_latency(cpu.now() - pc.entered, cpu.idle_state()->exit_latency);
     pc.long_next = pc.tick_fired;
 }
 

@@ -54,7 +54,6 @@ private:
         uint32_t generation = 0;  // bumped at every reflect: stale tick events do nothing
         sim::Picos entered;
         sim::Picos last;
-        size_t state = 0;       // the state entered
         bool long_next = true;  // no history yet
         bool tick_fired = false;
     };
