@@ -7,13 +7,18 @@
 // threads: tasks share one mm (tlb_flush2_threads: every flush is a shootdown to the other
 // tasks' CPUs); processes: one mm each (every flush is local). Task i is bound to CPU i, which
 // with the machine's smt_last numbering is one task per core first, then the SMT siblings.
-// Tasks start together (after a uniform 0-1 us jitter drawn from the run's seed, standing in
-// for the wake-up from the start pipe). They are scheduler threads (kernel/sched), one bound
-// to each CPU; IRQs preempt them, and one that waits for mmap_lock or a VMA's lock sleeps
-// (kernel/mm/rwsem.h): its CPU switches to the idle task, keeps the mm lazily and idles under
-// the cpuidle governor until try_to_wake_up() brings the task back. Each CPU's ASID cursor
-// starts where an unknown history of other processes left it (Mm::set_asid_history, drawn
-// from the seed), so the tasks' mm has a different ASID on different CPUs. loops_per_sec =
+// will-it-scale starts every task at once (the start pipe) and discards its first 6 s
+// (main.c: WARMUP_ITERATIONS); a simulated window cannot reach that far, and the start's 60
+// simultaneous mmap()s convoy on mmap_lock for about 6 ms at 60 threads. So by default
+// (start = "steady") each task's first region is mapped before time 0 (Mm::mmap_before_start)
+// and the task begins at a page drawn uniformly from the seed: the tasks' munmap/mmap pairs are
+// spread over their 256-page cycles, as in the measured steady state [A: uniform phases].
+// start = "together" runs the real start instead. Either way each task first waits a uniform
+// 0-1 us jitter drawn from the seed (the wake-up from the start pipe). They are scheduler threads (kernel/sched), one
+// bound to each CPU; IRQs preempt them, and one that waits for mmap_lock or a VMA's lock sleeps (kernel/mm/rwsem.h):
+// its CPU switches to the idle task, keeps the mm lazily and idles under the cpuidle governor until try_to_wake_up()
+// brings the task back. Each CPU's ASID cursor starts where an unknown history of other processes left it
+// (Mm::set_asid_history, drawn from the seed), so the tasks' mm has a different ASID on different CPUs. loops_per_sec =
 // iterations summed over tasks in the measurement window after the warm-up, divided by its
 // length (main.c prints that sum averaged over 1 s samples). The flush protocol, the madvise
 // drain and the locks of faults and madvise are the kernel's
@@ -41,12 +46,22 @@ using kernel::mm::MmStruct;
 using kernel::mm::PAGE_SIZE;
 
 constexpr uint64_t kRegion = 1ULL << 20;  // MEMSIZE: 1 MiB
+constexpr uint64_t kPages = kRegion / PAGE_SIZE;
+
+// Where a task begins under start = "steady": its region mapped before time 0 (addr 0: none,
+// it begins with an mmap) and the page of it to touch first.
+struct Resume {
+    uint64_t addr = 0;
+    uint64_t page = 0;
+};
 
 enum class Mode : uint8_t { threads, processes };
+enum class Start : uint8_t { steady, together };
 
 struct Params {
     int64_t threads = 0;
     Mode mode = Mode::threads;
+    Start start = Start::steady;
     sim::Picos warmup;
     sim::Picos measure;
 };
@@ -130,6 +145,11 @@ public:
                 .choice("mode", &Params::mode, {{"threads", Mode::threads}, {"processes", Mode::processes}},
                         "the tasks share one mm (tlb_flush2_threads) or have one each (tlb_flush2_processes)")
                 .def(Mode::threads)
+                .choice("start", &Params::start, {{"steady", Start::steady}, {"together", Start::together}},
+                        "steady: every task's region is mapped before time 0 and it begins at a page drawn "
+                        "uniformly from the run's seed (the phase mix will-it-scale's 6 s warm-up leaves); "
+                        "together: every task starts with its mmap at time 0, as from the start pipe")
+                .def(Start::steady)
                 .param("warmup", &Params::warmup, "simulated time before the measurement window")
                 .at_most(kMaxSimulatedPicos)
                 .param("measure", &Params::measure, "length of the measurement window")
@@ -196,6 +216,17 @@ public:
         std::vector<uint64_t> loops(n, 0);
         mm.set_asid_history(ctx.seed);  // the benchmark runs on a machine that ran other processes
         sim::Rng rng = sim::Rng::stream(ctx.seed, "tlb_flush2.start");
+        // Steady start: each task's first region already mapped (in task order, so the
+        // threads' regions lie next to each other and merge as their mmaps would), and the
+        // page it begins at.
+        std::vector<Resume> resume(n);
+        if (p().start == Start::steady) {
+            sim::Rng phase = sim::Rng::stream(ctx.seed, "tlb_flush2.phase");
+            for (uint32_t i = 0; i < n; ++i) {
+                resume[i].addr = mm.mmap_before_start(*task_mm[i], kRegion);
+                resume[i].page = phase.uniform(0, kPages - 1);
+            }
+        }
         // The tasks are the scheduler's threads, bound, each with its mm: one that waits for an
         // rwsem sleeps (its CPU idles lazily, under the cpuidle governor: menu, the default).
         kernel::Sched& sched = k.sched();
@@ -204,8 +235,8 @@ public:
             const sim::Picos jitter(rng.uniform(0, 1'000'000));
             kernel::Thread& t = sched.spawn(
                 "tlb_flush2", i,
-                [&mm, &loops, &task_mm, i, jitter](hw::Cpu& cpu, kernel::Thread& /*self*/) {
-                    return testcase(cpu, mm, *task_mm[i], loops[i], jitter);
+                [&mm, &loops, &task_mm, &resume, i, jitter](hw::Cpu& cpu, kernel::Thread& /*self*/) {
+                    return testcase(cpu, mm, *task_mm[i], loops[i], jitter, resume[i]);
                 },
                 hw::Activity::user);
             t.mm = task_mm[i]->id;  // the first switch-in switches the CPU to it
@@ -250,14 +281,20 @@ public:
     }
 
 private:
-    static sim::Task<> testcase(hw::Cpu& cpu, kernel::mm::Mm& mm, MmStruct& m, uint64_t& iterations,
-                                sim::Picos jitter) {
+    static sim::Task<> testcase(hw::Cpu& cpu, kernel::mm::Mm& mm, MmStruct& m, uint64_t& iterations, sim::Picos jitter,
+                                Resume resume) {
         static const uint32_t user = hw::profile_label("tlb_flush2");
         auto scope = cpu.function(user, hw::Activity::user);
         co_await cpu.compute(jitter);
         for (;;) {
-            const uint64_t addr = co_await mm.vm_mmap(cpu, m, kRegion);
-            for (uint64_t va = addr; va < addr + kRegion; va += PAGE_SIZE) {
+            uint64_t addr = resume.addr;
+            uint64_t first = addr + resume.page * PAGE_SIZE;
+            if (addr == 0) {
+                addr = co_await mm.vm_mmap(cpu, m, kRegion);
+                first = addr;
+            }
+            resume = Resume{};
+            for (uint64_t va = first; va < addr + kRegion; va += PAGE_SIZE) {
                 co_await mm.user_access(cpu, m, va, /*write=*/true);  // *c = 1
                 co_await mm.do_madvise_dontneed(cpu, m, va, PAGE_SIZE);
                 co_await mm.user_access(cpu, m, va, /*write=*/false);  // assert(*c == 0)

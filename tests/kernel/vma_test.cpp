@@ -72,6 +72,29 @@ TEST(Vma, adjacent_mmaps_merge_and_munmap_splits_off_new_vmas) {
     EXPECT_EQ(w.m.free_vmas.size(), 2U);
 }
 
+// Mappings made before time 0 (a workload's steady start) get the addresses and merges vm_mmap
+// would give, and take no simulated time; a later munmap splits them as usual.
+TEST(Vma, mappings_made_before_the_start_merge_like_mmaps_and_take_no_time) {
+    VmaWorld w;
+    std::vector<uint64_t> addr;
+    for (int i = 0; i < 3; ++i) addr.push_back(w.mm.mmap_before_start(w.m, kRegion));
+    EXPECT_EQ(addr[1], addr[0] - kRegion);
+    EXPECT_EQ(addr[2], addr[1] - kRegion);
+    ASSERT_EQ(w.m.vmas.size(), 1U);
+    EXPECT_EQ(w.m.find_vma(addr[1])->start, addr[2]);
+    EXPECT_EQ(w.m.find_vma(addr[1])->end, addr[0] + kRegion);
+    EXPECT_EQ(w.mm.stats().vma_merges, 0U);  // no mmap ran
+    EXPECT_EQ(w.eng.now(), Picos::zero());
+    w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
+        co_await w.mm.switch_mm_irqs_off(cpu, w.m);
+        co_await w.mm.vm_munmap(cpu, w.m, addr[1], kRegion);
+    });
+    w.k->boot();
+    w.eng.run_until(1_ms);
+    EXPECT_EQ(w.m.vmas.size(), 2U);
+    EXPECT_EQ(w.mm.stats().vma_splits, 2U);
+}
+
 // CPU 0 and CPU 4 (the other package) each fault in its own region, CPU 0 between two faults
 // of CPU 4. Merged, both regions are one VMA: CPU 4's second vma_start_read takes the lock line
 // CPU 0 just wrote. Kept apart by an unmapped gap, CPU 4 finds its own VMA's lock where it left

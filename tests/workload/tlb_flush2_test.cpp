@@ -49,9 +49,9 @@ TEST(TlbFlush2, threads_share_one_mm_and_shoot_down_while_processes_flush_locall
 
 // The tasks are scheduler threads: one that waits for the shared mm's mmap_lock or VMA lock
 // sleeps, and its CPU's idle time is in idle_share; processes (one mm each) never wait. The
-// window starts at 0: the 8 threads' first mmap()s contend at once.
+// window starts at 0 and the tasks start together: the 8 threads' first mmap()s contend at once.
 TEST(TlbFlush2, threads_that_wait_for_the_shared_mms_locks_sleep_and_processes_never_do) {
-    const std::string start = "threads = 8\nwarmup = \"0 ms\"\nmeasure = \"2 ms\"\n";
+    const std::string start = "threads = 8\nwarmup = \"0 ms\"\nmeasure = \"2 ms\"\nstart = \"together\"\n";
     const auto t = run("toy8", start + "mode = \"threads\"\n");
     const auto p = run("toy8", start + "mode = \"processes\"\n");
     EXPECT_GT(t.metrics["lock_sleeps_per_loop"].get<double>(), 0.0);
@@ -111,4 +111,18 @@ TEST(TlbFlush2, more_threads_than_cpus_is_an_error_at_threads) {
         EXPECT_EQ(e.key(), "threads");
         EXPECT_NE(std::string(e.what()).find("machine toy8 has 8 CPUs"), std::string::npos) << e.what();
     }
+}
+
+// start = "steady" (the default): every task's region is mapped before time 0 and it begins
+// at a page drawn from the seed, so the tasks' munmap/mmap pairs are spread over their cycles
+// as after will-it-scale's warm-up; "together" starts every task with its mmap at time 0, and
+// the 8 threads' mmaps convoy on mmap_lock (sleeping, idle CPUs) before any loop runs.
+TEST(TlbFlush2, a_steady_start_spreads_the_tasks_over_their_regions_and_a_start_together_convoys) {
+    const std::string window = "threads = 8\nwarmup = \"0 ms\"\nmeasure = \"1 ms\"\n";
+    const auto steady = run("toy8", window);
+    const auto together = run("toy8", window + "start = \"together\"\n");
+    EXPECT_GT(together.metrics["idle_share"].get<double>(), 2 * steady.metrics["idle_share"].get<double>());
+    EXPECT_GT(steady.metrics["loops"].get<uint64_t>(), together.metrics["loops"].get<uint64_t>());
+    const auto other_seed = run("toy8", window, 2);
+    EXPECT_NE(steady.metrics["loops"], other_seed.metrics["loops"]);  // the phases come from the seed
 }

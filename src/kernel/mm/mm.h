@@ -168,6 +168,9 @@ public:
     sim::Task<> do_madvise_dontneed(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len);
     sim::Task<uint64_t> vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len);
     sim::Task<> vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len);
+    // A mapping made before simulated time starts (a workload that begins in its steady state):
+    // the address and VMA merges vm_mmap would give, taking no time, no lock and no line.
+    uint64_t mmap_before_start(MmStruct& mm, uint64_t len);
 
     // --- VMAs and the per-VMA lock (vma.cpp) ---
     // The VMA covering [start, end), read-locked; nullptr when there is none, it is
@@ -197,6 +200,9 @@ private:
     [[nodiscard]] bool per_vma_lock() const {
         return fault_lock_ == MmLock::vma_lock || madvise_lock_ == MmLock::vma_lock;
     }
+    // The neighbours vma_merge_new_range() merges [start, end) with: the VMA ending at start
+    // and the one beginning at end (either may be nullptr).
+    [[nodiscard]] static std::pair<Vma*, Vma*> merge_neighbours(const MmStruct& mm, uint64_t start, uint64_t end);
     // mmap's VMA for [start, end): a neighbour extended over it, or a new one.
     sim::Task<> vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end);
     // munmap's detach of [start, end) (inside one VMA): the splits, then the removal.

@@ -58,6 +58,21 @@ sim::Task<uint64_t> Mm::vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len) {
     co_return addr;
 }
 
+uint64_t Mm::mmap_before_start(MmStruct& mm, uint64_t len) {
+    const uint64_t start = get_unmapped_area(mm, len);
+    const uint64_t end = start + len;
+    auto [prev, next] = merge_neighbours(mm, start, end);
+    if (prev != nullptr) {
+        prev->end = next != nullptr ? next->end : end;
+        if (next != nullptr) vma_remove(mm, *next);
+    } else if (next != nullptr) {
+        vma_set_start(mm, *next, start);
+    } else {
+        vma_insert(mm, *vm_area_alloc(mm, start, end));
+    }
+    return start;
+}
+
 sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len) {
     static const uint32_t label = hw::profile_label("vm_munmap");
     auto scope = cpu.function(label, hw::Activity::kernel);

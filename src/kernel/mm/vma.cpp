@@ -120,7 +120,7 @@ sim::Task<Vma*> Mm::lock_vma_under_rcu(hw::Cpu& cpu, MmStruct& mm, uint64_t star
     }
 }
 
-sim::Task<> Mm::vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end) {
+std::pair<Vma*, Vma*> Mm::merge_neighbours(const MmStruct& mm, uint64_t start, uint64_t end) {
     Vma* prev = nullptr;
     Vma* next = nullptr;
     if (auto it = mm.vmas.lower_bound(start); it != mm.vmas.begin()) {
@@ -128,6 +128,11 @@ sim::Task<> Mm::vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, 
         if (below->end == start) prev = below;
     }
     if (auto it = mm.vmas.find(end); it != mm.vmas.end()) next = it->second;
+    return {prev, next};
+}
+
+sim::Task<> Mm::vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end) {
+    auto [prev, next] = merge_neighbours(mm, start, end);
     if (prev == nullptr && next == nullptr) {
         Vma* v = vm_area_alloc(mm, start, end);  // vm_area_alloc, vma_iter_store
         vma_insert(mm, *v);
