@@ -14,16 +14,17 @@
 // and the task begins at a page drawn uniformly from the seed: the tasks' munmap/mmap pairs are
 // spread over their 256-page cycles, as in the measured steady state [A: uniform phases].
 // start = "together" runs the real start instead. Either way each task first waits a uniform
-// 0-1 us jitter drawn from the seed (the wake-up from the start pipe). They are scheduler threads (kernel/sched), one
-// bound to each CPU; IRQs preempt them, and one that waits for mmap_lock or a VMA's lock sleeps (kernel/mm/rwsem.h):
-// its CPU switches to the idle task, keeps the mm lazily and idles under the cpuidle governor until try_to_wake_up()
-// brings the task back. Each CPU's ASID cursor starts where an unknown history of other processes left it
-// (Mm::set_asid_history, drawn from the seed), so the tasks' mm has a different ASID on different CPUs. loops_per_sec =
-// iterations summed over tasks in the measurement window after the warm-up, divided by its
-// length (main.c prints that sum averaged over 1 s samples). The flush protocol, the madvise
-// drain and the locks of faults and madvise are the kernel's
-// ([kernel] tlb_flush, madvise_lru_add_drain, fault_lock, madvise_lock). The threads' regions lie
-// next to each other and merge into one VMA (kernel/mm/vma.cpp).
+// 0-1 us jitter drawn from the seed (the wake-up from the start pipe). The tasks are scheduler
+// threads (kernel/sched), one bound to each CPU; IRQs preempt them, and one that waits for
+// mmap_lock or a VMA's lock sleeps (kernel/mm/rwsem.h): its CPU switches to the idle task,
+// keeps the mm lazily and idles under the cpuidle governor until try_to_wake_up() brings the
+// task back. Each CPU's ASID cursor starts where an unknown history of other processes left it
+// (Mm::set_asid_history, drawn from the seed), so the tasks' mm has a different ASID on
+// different CPUs. loops_per_sec = iterations summed over tasks in the measurement window after
+// the warm-up, divided by its length (main.c prints that sum averaged over 1 s samples). The
+// flush protocol, the madvise drain and the locks of faults and madvise are the kernel's
+// ([kernel] tlb_flush, madvise_lru_add_drain, fault_lock, madvise_lock). The threads' regions
+// lie next to each other and merge into one VMA (kernel/mm/vma.cpp).
 #include <fmt/format.h>
 
 #include <initializer_list>

@@ -203,6 +203,10 @@ private:
     // The neighbours vma_merge_new_range() merges [start, end) with: the VMA ending at start
     // and the one beginning at end (either may be nullptr).
     [[nodiscard]] static std::pair<Vma*, Vma*> merge_neighbours(const MmStruct& mm, uint64_t start, uint64_t end);
+    // The tree change of a merge over [start, end) with those neighbours: prev extended (over
+    // next too, which is removed), else next moved down to start, else a new VMA. Returns the
+    // VMA that covers the range.
+    Vma* vma_merge_apply(MmStruct& mm, Vma* prev, Vma* next, uint64_t start, uint64_t end);
     // mmap's VMA for [start, end): a neighbour extended over it, or a new one.
     sim::Task<> vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end);
     // munmap's detach of [start, end) (inside one VMA): the splits, then the removal.

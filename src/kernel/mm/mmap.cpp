@@ -60,16 +60,8 @@ sim::Task<uint64_t> Mm::vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len) {
 
 uint64_t Mm::mmap_before_start(MmStruct& mm, uint64_t len) {
     const uint64_t start = get_unmapped_area(mm, len);
-    const uint64_t end = start + len;
-    auto [prev, next] = merge_neighbours(mm, start, end);
-    if (prev != nullptr) {
-        prev->end = next != nullptr ? next->end : end;
-        if (next != nullptr) vma_remove(mm, *next);
-    } else if (next != nullptr) {
-        vma_set_start(mm, *next, start);
-    } else {
-        vma_insert(mm, *vm_area_alloc(mm, start, end));
-    }
+    auto [prev, next] = merge_neighbours(mm, start, start + len);
+    vma_merge_apply(mm, prev, next, start, start + len);
     return start;
 }
 

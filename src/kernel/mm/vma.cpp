@@ -131,30 +131,34 @@ std::pair<Vma*, Vma*> Mm::merge_neighbours(const MmStruct& mm, uint64_t start, u
     return {prev, next};
 }
 
+Vma* Mm::vma_merge_apply(MmStruct& mm, Vma* prev, Vma* next, uint64_t start, uint64_t end) {
+    if (prev != nullptr) {
+        prev->end = next != nullptr ? next->end : end;
+        if (next != nullptr) vma_remove(mm, *next);
+        return prev;
+    }
+    if (next != nullptr) {
+        vma_set_start(mm, *next, start);
+        return next;
+    }
+    Vma* v = vm_area_alloc(mm, start, end);  // vm_area_alloc, vma_iter_store
+    vma_insert(mm, *v);
+    return v;
+}
+
 sim::Task<> Mm::vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end) {
     auto [prev, next] = merge_neighbours(mm, start, end);
     if (prev == nullptr && next == nullptr) {
-        Vma* v = vm_area_alloc(mm, start, end);  // vm_area_alloc, vma_iter_store
-        vma_insert(mm, *v);
+        vma_merge_apply(mm, nullptr, nullptr, start, end);
         co_return;
     }
     ++stats_.vma_merges;
     co_await cpu.compute_cycles(costs::vma_expand);
-    if (prev != nullptr) {
-        co_await vma_start_write(cpu, mm, *prev);
-        if (next != nullptr) {
-            co_await vma_start_write(cpu, mm, *next);
-            prev->end = next->end;
-            vma_remove(mm, *next);
-        } else {
-            prev->end = end;
-        }
-        co_await mem_.store(cpu.id(), *prev->bounds, prev->vm_lock_seq);  // vm_end
-        co_return;
-    }
-    co_await vma_start_write(cpu, mm, *next);
-    vma_set_start(mm, *next, start);
-    co_await mem_.store(cpu.id(), *next->bounds, next->vm_lock_seq);  // vm_start
+    // Every VMA the merge changes or removes is write-locked first.
+    if (prev != nullptr) co_await vma_start_write(cpu, mm, *prev);
+    if (next != nullptr) co_await vma_start_write(cpu, mm, *next);
+    Vma* v = vma_merge_apply(mm, prev, next, start, end);
+    co_await mem_.store(cpu.id(), *v->bounds, v->vm_lock_seq);  // vm_end (prev) or vm_start (next)
 }
 
 sim::Task<> Mm::vms_gather_munmap_vmas(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end) {
