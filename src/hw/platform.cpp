@@ -26,7 +26,7 @@ Platform::Platform(sim::Engine& eng, const MachineSpec& spec)
         rar_ = std::make_unique<Rar>(eng, spec, memory_, ptrs, tlb_ptrs);
         intc_->fabric().set_rar_hook([this](CpuId target, CpuId sender) { rar_->deliver(target, sender); });
         if (intc_->rar_round_trip()) {  // docs/mechanisms.md §3.5: accepted only while the microcode is idle
-            intc_->fabric().set_rar_busy([this](CpuId c) { return rar_->processing(c); });
+            intc_->fabric().set_rar_busy([this](CpuId c) { return rar_->scanning(c); });
             rar_->set_idle_hook([this](CpuId c) { intc_->fabric().rar_ready(c); });
         }
     }

@@ -1,31 +1,53 @@
-// The cpuidle governor's prediction (kernel/sched/cpuidle.h): the last idle interval less the
-// entered state's declared exit latency, as menu_update() (drivers/cpuidle/governors/menu.c)
-// counts it, and the state that prediction picks on Sapphire Rapids (intel_idle spr_cstates:
-// POLL, C1 1/1 us, C1E 2/4 us, C6 290/800 us exit latency / target residency).
+// The menu governor in the idle loop (kernel/sched/cpuidle.h): a task that sleeps with a
+// timeout (Sched::sleep_for) leaves its CPU idle until the timer; the governor sees that timer
+// as the next one. toy4 (machines/toy4.toml): POLL, C1 (target residency 2 us), C6 (200 us);
+// HZ=250 (a 4 ms tick).
 #include <gtest/gtest.h>
 
-#include "kernel/sched/cpuidle.h"
-#include "support/kernel_world.h"
+#include "kernel/sched/sched.h"
+#include "mm_world.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
-using kernel::Cpuidle;
+using hw::Cpu;
+using mmtest::MmWorld;
+using sim::Picos;
 
-TEST(Cpuidle, the_measured_interval_loses_the_declared_exit_latency_or_half_of_itself) {
-    EXPECT_EQ(Cpuidle::deduct_exit_latency(3_ms, 290_us), 2710_us);
-    EXPECT_EQ(Cpuidle::deduct_exit_latency(400_us, 290_us), 200_us);  // under 2 x 290 us: halved
-    EXPECT_EQ(Cpuidle::deduct_exit_latency(10_us, 1_us), 9_us);
-    EXPECT_EQ(Cpuidle::deduct_exit_latency(2_us, 1_us), 1_us);
+namespace {
+
+// Idle entries per state, all CPUs, when a task on CPU 1 has slept `sleep` ten times.
+std::vector<uint64_t> entries_of_sleeper(Picos sleep) {
+    MmWorld w("toy4");
+    kernel::Sched& sched = w.k->sched();
+    sched.cpuidle().set_enabled(true);
+    std::vector<uint64_t> e;
+    sched.spawn(
+        "sleeper", 1,
+        [&](Cpu& cpu, kernel::Thread&) -> sim::Task<> {
+            for (int i = 0; i < 10; ++i) {
+                co_await cpu.compute(1_us);
+                co_await sched.sleep_for(cpu, sleep);
+            }
+            e = sched.cpuidle().entries();
+        },
+        hw::Activity::user);
+    w.k->boot();
+    w.eng.run_until(10_ms);
+    e.resize(3);
+    return e;
 }
 
-TEST(Cpuidle, a_short_c6_residency_sends_the_next_idle_period_to_a_shallow_state) {
-    const hw::MachineSpec spr = test::load_test_machine("sapphire_rapids_30c");
-    ASSERT_EQ(spr.idle.size(), 4U);
-    EXPECT_EQ(Cpuidle::choose(spr, /*long_next=*/true, 0_ns), 3U);  // no history: C6
-    // 400 us in C6 (a lock convoy's wait): predicted 200 us, below C6's 800 us residency.
-    EXPECT_EQ(Cpuidle::choose(spr, false, Cpuidle::deduct_exit_latency(400_us, spr.idle[3].exit_latency)), 2U);
-    // 3 ms in C6: predicted 2.71 ms, C6 again.
-    EXPECT_EQ(Cpuidle::choose(spr, false, Cpuidle::deduct_exit_latency(3_ms, spr.idle[3].exit_latency)), 3U);
-    // 3 us in C1E (2 us exit latency): 1.5 us, below C1E's 4 us: C1.
-    EXPECT_EQ(Cpuidle::choose(spr, false, Cpuidle::deduct_exit_latency(3_us, spr.idle[2].exit_latency)), 1U);
+}  // namespace
+
+TEST(Cpuidle, a_sleep_with_a_timeout_is_predicted_from_its_timer_from_the_first_one) {
+    // The intervals give no prediction at first (an empty ring), but the timer does: 50 us
+    // caps it, so C1, never C6. The other idle CPUs (0, 2, 3: no timer, no history) enter C6
+    // once each and stay there.
+    std::vector<uint64_t> e = entries_of_sleeper(50_us);
+    EXPECT_EQ(e[1], 10U);  // the ten sleeps: C1
+    EXPECT_EQ(e[2], 3U);
+    // 300 us sleeps (each 400 us with toy4's 100 us C6 wake): C6 (200 us) fits under the timer.
+    e = entries_of_sleeper(300_us);
+    EXPECT_EQ(e[1], 0U);
+    EXPECT_EQ(e[2], 3U + 10U);
 }

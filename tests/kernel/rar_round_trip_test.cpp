@@ -1,7 +1,8 @@
 // RAR sends through the kernel's xAPIC driver (default_send_IPI_mask_sequence_phys) to the
 // target's microcode on a whole toy4 Platform: without the round trip a RAR to a busy target is
 // latched as a rescan; with it (docs/mechanisms.md §3.5) the target's local APIC takes a RAR only
-// while its microcode is not processing, and the sender's ICR stays busy until the reply is
+// while its microcode is not scanning (it does while the core wakes from a C-state to run
+// it), and the sender's ICR stays busy until the reply is
 // back, rar_reply (300 ns here) after that acceptance. toy4: CPUs 0,1 = cores 0,1 and 2,3 their
 // SMT siblings; xAPIC ICR read 50, ICR2 + ICR writes 50 each; fabric same_l3 500, no router;
 // lines: l1_hit 1, smt 10, same_l3 50, memory 100; rar_per_payload 100, 8 action words.
@@ -147,6 +148,38 @@ TEST(RarRoundTrip, a_round_trip_rar_to_a_target_whose_microcode_is_busy_waits_at
     EXPECT_EQ(rig.rar().stats(1).scans, 2u);
     EXPECT_EQ(rig.rar().stats(1).rescans, 0u);  // the door replaces the rescan flag
     EXPECT_EQ(rig.rar().stats(1).stolen, 408_ns + 8_ns);
+    EXPECT_EQ(rig.rar().peek_action(1, 2), hw::kRarSuccess);
+    EXPECT_EQ(rig.rar().peek_action(3, 2), hw::kRarSuccess);
+}
+
+TEST(RarRoundTrip, a_round_trip_rar_that_arrives_while_the_target_core_wakes_is_taken_at_once_and_served_by_the_scan) {
+    // CPU 1 idles in toy4's C1 (a 1 us wake). CPU 0's RAR is accepted at 800 (reply 1100) and
+    // starts the wake; the microcode scans from 1800. CPU 2's RAR (leaves at 510) reaches CPU 1
+    // at 1010, in the wake: its local APIC takes it at once, no door wait, and latches it; the
+    // first scan, which starts after it, serves both payloads (no rescan left). Its reply is back at 1310: the send to
+    // CPU 3 polls from 510 to 1310 (16 polls), writes
+    // -> 1410. Had the door stayed closed through the wake, CPU 2 would have waited until the
+    // first scan ended, past 2100.
+    RarRig rig(kRoundTrip);
+    hw::Cpu& target = rig.plat.cpu(1);
+    target.set_idle_state(1);
+    auto idle_forever = [&]() -> sim::Proc {
+        for (;;) co_await target.idle();
+    };
+    rig.start(1, idle_forever());
+    Picos started[2];
+    Picos done[2];
+    rig.start(0, rig.sender(0, 0, {1}, 0_ns, &started[0], &done[0]));
+    rig.start(2, rig.sender(2, 2, {1, 3}, 200_ns, &started[1], &done[1]));
+    rig.eng.run_until(20_us);
+    EXPECT_EQ(done[0], 300_ns);
+    EXPECT_EQ(done[1], 1410_ns);
+    EXPECT_EQ(rig.plat.intc().fabric().stats().door_waits, 0u);
+    EXPECT_EQ(rig.rar().stats(1).received, 2u);
+    EXPECT_EQ(rig.rar().stats(1).scans, 1u);
+    EXPECT_EQ(rig.rar().stats(1).rescans, 0u);
+    EXPECT_EQ(rig.rar().stats(1).payloads, 2u);
+    EXPECT_EQ(rig.rar().peek_action(1, 0), hw::kRarSuccess);
     EXPECT_EQ(rig.rar().peek_action(1, 2), hw::kRarSuccess);
     EXPECT_EQ(rig.rar().peek_action(3, 2), hw::kRarSuccess);
 }

@@ -123,7 +123,9 @@ sim::Proc Rar::microcode(CpuId cpu) {
         pc.kicked = false;
         const Cpu* c = cpus_[cpu];
         if (c != nullptr && c->in_idle() && c->idle_state() != nullptr && !c->idle_state()->software_poll()) {
+            pc.waking = true;
             co_await sim::delay(eng_, c->idle_state()->wake_latency);  // the core wakes up first
+            pc.waking = false;
         }
         pc.charged = eng_.now();
         co_await scan(cpu);

@@ -18,10 +18,11 @@
 // Target side: the fabric calls deliver(target, sender) at delivery. If the target's
 // microcode is processing, a rescan is marked; otherwise it starts. Round trip (xAPIC
 // rar_round_trip, docs/mechanisms.md §3.5; wired by hw::Platform): the target's local APIC
-// accepts a RAR only while processing(target) is false, so the fabric holds a RAR that finds
-// the microcode busy at the target's door, and the idle hook, called when the microcode stops,
-// lets the next one in; the sender's ICR is busy until the reply to the acceptance (hw/intc/
-// xapic_mmio.h). Deliveries then never find the microcode busy. Processing: if the CPU
+// accepts a RAR only while scanning(target) is false, so the fabric holds a RAR that finds
+// the microcode scanning at the target's door, and the idle hook, called when the microcode
+// stops, lets the next one in; the sender's ICR is busy until the reply to the acceptance
+// (hw/intc/xapic_mmio.h). A RAR that arrives while the core wakes from a C-state for the
+// first is accepted and latched as a rescan [A]. Processing: if the CPU
 // sits in a non-polling C-state, first its wake latency; then a scan loads the action vector
 // words one by one and, for each PENDING slot, loads the payload line, works
 // tlb.rar_per_payload, applies the invalidation to the target's TLB, and stores SUCCESS into
@@ -100,6 +101,13 @@ public:
     // The interrupt controller's RAR-mode delivery hook.
     void deliver(CpuId target, CpuId sender);
     [[nodiscard]] bool processing(CpuId cpu) const { return per_cpu_.at(cpu)->processing; }
+    // Whether the microcode is scanning (processing, past the core's wake from a C-state): the
+    // round trip's local APIC takes no RAR then. While the core wakes it takes them and they
+    // are latched as a rescan.
+    [[nodiscard]] bool scanning(CpuId cpu) const {
+        const PerCpu& pc = *per_cpu_.at(cpu);
+        return pc.processing && !pc.waking;
+    }
     // Called when a CPU's microcode stops processing (its last scan found no new delivery):
     // the round-trip fabric accepts the next RAR waiting at that CPU's door.
     void set_idle_hook(std::function<void(CpuId)> hook) { idle_hook_ = std::move(hook); }
@@ -118,6 +126,7 @@ private:
         sim::Signal kick;
         bool kicked = false;
         bool processing = false;
+        bool waking = false;  // processing, the core still waking from its C-state
         bool rescan = false;
         sim::Picos charged;  // microcode time up to here has been stolen
         RarStats stats;

@@ -1,53 +1,33 @@
 #include "kernel/sched/cpuidle.h"
 
+#include <algorithm>
+
 #include "kernel/sched/sched.h"
 
 namespace ipisim::kernel {
 
-size_t Cpuidle::choose(const hw::MachineSpec& spec, bool long_next, sim::Picos last) {
-    const std::vector<hw::IdleState>& states = spec.idle;
-    if (states.empty()) return 0;
-    const sim::Picos predicted = long_next ? sim::Picos::max() : last;
-    size_t idx = 0;
-    for (size_t i = 0; i < states.size(); ++i) {
-        if (states[i].target_residency > predicted) {
-            // Use a physical idle state, not busy polling (no timer is due soon).
-            if (states[idx].software_poll() && !states[i].software_poll()) idx = i;
-            break;
-        }
-        idx = i;
-    }
-    return idx;
-}
-
-sim::Picos Cpuidle::deduct_exit_latency(sim::Picos measured, sim::Picos exit_latency) {
-    if (measured > exit_latency + exit_latency) return measured - exit_latency;
-    return sim::Picos(measured.count() / 2);
-}
-
-void Cpuidle::select(hw::Cpu& cpu) {
+void Cpuidle::select(hw::Cpu& cpu, sim::Picos next_timer) {
     if (!enabled_ || cpu.spec().idle.empty()) return;
     PerCpu& pc = cpus_.at(cpu.id());
     pc.cpu = &cpu;
     pc.entered = cpu.now();
     pc.tick_fired = false;
-    const size_t idx = choose(cpu.spec(), pc.long_next, pc.last);
-    cpu.set_idle_state(idx);
+    // The aligned periodic tick: the next multiple of TICK_NSEC.
+    const sim::Picos next_tick = sim::Picos((cpu.now().count() / tick_.count() + 1) * tick_.count());
+    const MenuTiming timing{std::min(next_timer, kTimerHorizon), next_tick - cpu.now(), tick_};
+    const MenuChoice c = menu_select(cpu.spec(), pc.dev, timing, two_sided_);
+    pc.idx = c.idx;
+    cpu.set_idle_state(c.idx);
     if (entries_.size() < cpu.spec().idle.size()) entries_.resize(cpu.spec().idle.size());
-    ++entries_[idx];
-    // The tick is stopped only for the deepest choice; otherwise it wakes the CPU to re-select.
-    if (idx + 1 < cpu.spec().idle.size()) {
-        cpu.engine().schedule_in(tick_, &Cpuidle::on_tick, &pc, pc.generation, cpu.id());
-    }
+    ++entries_[c.idx];
+    if (!c.stop_tick) cpu.engine().schedule_at(next_tick, &Cpuidle::on_tick, &pc, pc.generation, cpu.id());
 }
 
 void Cpuidle::reflect(hw::Cpu& cpu) {
     if (!enabled_ || cpu.spec().idle.empty()) return;
     PerCpu& pc = cpus_.at(cpu.id());
     ++pc.generation;
-    // The state select() set: nothing changes it while the CPU idles.
-    pc.last = deduct_exit_latency(cpu.now() - pc.entered, cpu.idle_state()->exit_latency);
-    pc.long_next = pc.tick_fired;
+    menu_update(cpu.spec(), pc.dev, pc.idx, cpu.now() - pc.entered, pc.tick_fired, tick_);
 }
 
 void Cpuidle::on_tick(void* obj, uint32_t generation) {

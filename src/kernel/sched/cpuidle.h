@@ -1,67 +1,76 @@
-// The cpuidle governor of the idle loop (drivers/cpuidle/governors/menu.c, reduced). Off by
-// default: each CPU keeps the idle state set with Cpu::set_idle_state (the deepest unless a
-// workload picks another), as without a scheduler.
+// The cpuidle governor of the idle loop: menu (drivers/cpuidle/governors/menu.c, the arithmetic
+// in kernel/sched/menu.h). Off by default: each CPU keeps the idle state set with
+// Cpu::set_idle_state (the deepest unless a workload picks another), as without a scheduler.
 //
-// When enabled (the kernel's default: menu), before each idle entry:
-//   predicted = the CPU's last idle interval, less the entered state's declared exit latency
-//           (menu_update(): "we are interested in when the wakeup begun": the measured time
-//           minus exit_latency, or half of it when it was under twice the exit latency);
-//           unknown (first entry) or ended by the tick: long
-//   state = the deepest whose target_residency <= predicted; never busy polling when a
-//           physical state would be too deep (menu: "use a physical idle state, not busy
-//           polling, unless a timer is going to trigger soon enough"; timers are not
-//           predicted here [A], so POLL is never chosen while a physical state exists)
-//   the tick stays on when the chosen state is not the deepest: if the CPU is still idle one
-//   tick later, the timer interrupt wakes it and the next choice predicts a long interval.
-// The governor plans with the declared bounds, never with a state's wake_latency: menu_select()
-// (drivers/cpuidle/governors/menu.c) compares target_residency_ns to the prediction and
-// exit_latency_ns only to the PM QoS latency limit (`s->exit_latency_ns > latency_req`); no
-// PM QoS request is modeled, so that limit never binds here.
-// [A] menu's 8-interval typical-interval filter and correction factors are reduced to "the
-// last interval"; a steady pattern (the seed 001 case) gives the same choice.
+// When enabled (the kernel's default governor), before each idle entry menu_select() predicts
+// the idle duration from the CPU's last 8 intervals (get_typical_interval) and from the time to
+// its closest timer scaled by a learnt correction factor, picks the deepest state whose
+// target_residency fits, and decides whether the tick stops; after the wake-up menu_update()
+// records the interval. The governor plans with the declared bounds, never with a state's
+// wake_latency.
+//
+// The model's timers and tick:
+//   next timer   the CPU's closest pending schedule_timeout()/msleep() expiry (the Sched's
+//                timers), but at most kTimerHorizon: a real CPU always has some timer pending
+//                (timer wheel, hrtimers, watchdogs), which the model does not have [A: 1 s].
+//                It matters: when the intervals give no prediction (fewer than half of them
+//                regular, or all under 1 us, which count as 0 us), menu falls back on the
+//                next timer scaled by the bucket's correction factor, which learns the ratio
+//                of the measured intervals to it; with no timer at all that fallback would
+//                always pick the deepest state
+//   tick         periodic at TICK_NSEC ([kernel] hz), aligned on every CPU (sched_skew_tick=0,
+//                the default); a tick kept running wakes the idle CPU at the next multiple of
+//                TICK_NSEC, the governor runs again and menu_update() counts that interval as
+//                long (45 ms) when no timer was due within a tick. Each idle exit restarts the
+//                tick (tick_nohz_tick_stopped() is false at every selection) [A]. Busy CPUs'
+//                ticks are not modelled.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "hw/cpu/cpu.h"
+#include "kernel/sched/menu.h"
 #include "sim/time.h"
 
 namespace ipisim::kernel {
 
 class Cpuidle {
 public:
-    // TICK_NSEC at the kernel's HZ ([kernel] hz, default 250: 4 ms).
-    Cpuidle(uint32_t nr_cpus, sim::Picos tick) : cpus_(nr_cpus), tick_(tick) {}
+    // The model's stand-in for the housekeeping timers it does not have (see above).
+    static constexpr sim::Picos kTimerHorizon = sim::Picos(100'000'000'000ULL);
+    // `tick`: TICK_NSEC at the kernel's HZ ([kernel] hz, default 250: 4 ms); `two_sided`: the
+    // 6.15+ outlier rule of get_typical_interval (menu.h).
+    Cpuidle(uint32_t nr_cpus, sim::Picos tick, bool two_sided) : cpus_(nr_cpus), tick_(tick), two_sided_(two_sided) {}
 
     void set_enabled(bool on) { enabled_ = on; }
     [[nodiscard]] bool enabled() const { return enabled_; }
 
-    void select(hw::Cpu& cpu);
+    // Before an idle entry of `cpu` whose closest timer is `next_timer` away (MENU_NO_TIMER: none).
+    void select(hw::Cpu& cpu, sim::Picos next_timer);
+    // After its idle exit.
     void reflect(hw::Cpu& cpu);
-    // The state index select() would choose after an idle interval `last` (nullopt: long).
-    [[nodiscard]] static size_t choose(const hw::MachineSpec& spec, bool long_next, sim::Picos last);
-    // menu_update()'s idle interval from a residency `measured` in a state declaring
-    // `exit_latency`: measured - exit_latency, or measured / 2 when under 2 * exit_latency.
-    [[nodiscard]] static sim::Picos deduct_exit_latency(sim::Picos measured, sim::Picos exit_latency);
 
     // Idle entries per state index, all CPUs.
     [[nodiscard]] const std::vector<uint64_t>& entries() const { return entries_; }
+    // The menu_device of `cpu`.
+    [[nodiscard]] const MenuDevice& device(hw::CpuId cpu) const { return cpus_.at(cpu).dev; }
 
 private:
     struct PerCpu {
         hw::Cpu* cpu = nullptr;
         uint32_t generation = 0;  // bumped at every reflect: stale tick events do nothing
         sim::Picos entered;
-        sim::Picos last;
-        bool long_next = true;  // no history yet
+        size_t idx = 0;
         bool tick_fired = false;
+        MenuDevice dev;
     };
     static void on_tick(void* obj, uint32_t generation);
 
     std::vector<PerCpu> cpus_;
     std::vector<uint64_t> entries_;
     sim::Picos tick_;
+    bool two_sided_;
     bool enabled_ = false;
 };
 

@@ -95,7 +95,7 @@ public:
     // IdleTaskHooks
     [[nodiscard]] bool need_resched(hw::CpuId c) const override { return !rq_.at(c).queue.empty(); }
     sim::Task<> schedule_idle(hw::Cpu& cpu) override { return schedule(cpu); }
-    void cpuidle_select(hw::Cpu& cpu) override { cpuidle_.select(cpu); }
+    void cpuidle_select(hw::Cpu& cpu) override { cpuidle_.select(cpu, next_timer(cpu.id())); }
     void cpuidle_reflect(hw::Cpu& cpu) override { cpuidle_.reflect(cpu); }
 
 private:
@@ -105,7 +105,8 @@ private:
         hw::SimVar* lock = nullptr;  // rq->__lock (its cache line)
         bool idle_may_run = false;   // switch-in handshake of the idle task
         sim::Signal idle_switched_in;
-        std::vector<Thread*> expired;  // timers fired, for the LOCAL_TIMER handler
+        std::vector<Thread*> expired;    // timers fired, for the LOCAL_TIMER handler
+        std::vector<sim::Picos> timers;  // pending sleep_for() expiries on this CPU (absolute)
     };
 
     Thread& create(std::string name, hw::CpuId cpu, ThreadFn fn, hw::Activity activity);
@@ -119,6 +120,8 @@ private:
     sim::Task<> ttwu_do_activate(hw::Cpu& self, Thread& t);
     sim::Task<> sched_ttwu_pending(hw::Cpu& self, Thread& t);
     // timer.cpp
+    // The time from now to the CPU's closest pending timer (MENU_NO_TIMER: none).
+    [[nodiscard]] sim::Picos next_timer(hw::CpuId c) const;
     static void on_timer(void* obj, uint32_t arg);
     sim::Task<> local_timer_interrupt(hw::Cpu& cpu);
 
