@@ -347,6 +347,13 @@ const config::Schema<ExperimentTable>& experiment_schema() {
             .param("seed", &ExperimentTable::seed, "root of every random stream of the run")
             .def(int64_t{1})
             .check([](const ExperimentTable& t) { return t.seed < 0 ? "must not be negative" : ""; })
+            .param(
+                "runs", &ExperimentTable::runs,
+                "runs of every point, run r with seed + r: the metrics are their mean (a published \"average of N "
+                "runs\"), each run's values are kept in metrics_runs; the first run gives the profile, latencies and "
+                "trace, the check and the fingerprint cover every run")
+            .def(int64_t{1})
+            .check([](const ExperimentTable& t) { return t.runs < 1 || t.runs > 64 ? "must be 1 to 64" : ""; })
             .param("machine", &ExperimentTable::machine,
                    "machines/NAME.toml, or the name of the machine [machine] embeds")
             .check([](const ExperimentTable& t) -> std::string {

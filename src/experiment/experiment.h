@@ -5,6 +5,7 @@
 //   description = "..."              # optional
 //   workload = "tlb_flush2"          # required; a registered workload
 //   seed = 1                         # optional, default 1
+//   runs = 4                         # optional, default 1: runs per point (seeds seed..seed+3), metrics averaged
 //   machine = "sapphire_rapids_30c"  # machines/<machine>.toml, unless [machine] embeds it
 //
 //   [machine]                        # optional: the machine itself (a machine file's tables)
@@ -53,6 +54,9 @@ struct ExperimentTable {
     std::string description;
     std::string workload;
     int64_t seed = 1;
+    // Runs of every point: run r uses seed + r; the row's metrics are their mean (a published
+    // "average of N runs"), the first run gives its profile, latencies and trace.
+    int64_t runs = 1;
     std::optional<std::string> machine;
     // A point whose CPUs retire no work for this long while some of them wait or spin is
     // stopped as a no-progress violation (check/progress.h).
@@ -95,6 +99,7 @@ struct Experiment {
 
     [[nodiscard]] const std::string& name() const { return table.name; }
     [[nodiscard]] uint64_t seed() const { return static_cast<uint64_t>(table.seed); }
+    [[nodiscard]] uint32_t runs() const { return static_cast<uint32_t>(table.runs); }
     // Number of sweep points (1 without [sweep]).
     [[nodiscard]] size_t points() const;
     // Index into each sweep key's values at a point; the first key is the outermost loop.

@@ -68,10 +68,12 @@ FolderIdentity identity_of(const PreparedExperiment& prepared, std::optional<Sha
     id.shard = shard;
     for (const PreparedPoint& p : prepared.points) {
         // Everything the point's run depends on: what ran it, its seed, its resolved values.
-        const std::string text = fmt::format("ipisim {} ({})\nworkload {}\nseed {}\n{}\n{}\nmachine {}",
-                                             id.header.ipisim_version, id.header.git_commit, e.table.workload, e.seed(),
-                                             config::to_toml_text(p.params_written, "params"),
-                                             config::to_toml_text(p.kernel_written, "kernel"), id.header.machine_hash);
+        const std::string seeds =
+            e.runs() > 1 ? fmt::format("{} runs {}", e.seed(), e.runs()) : fmt::format("{}", e.seed());
+        const std::string text =
+            fmt::format("ipisim {} ({})\nworkload {}\nseed {}\n{}\n{}\nmachine {}", id.header.ipisim_version,
+                        id.header.git_commit, e.table.workload, seeds, config::to_toml_text(p.params_written, "params"),
+                        config::to_toml_text(p.kernel_written, "kernel"), id.header.machine_hash);
         id.point_hashes.push_back(report::text_hash(text));
         id.point_params.push_back(p.row_params);
     }
@@ -83,7 +85,7 @@ nlohmann::ordered_json folder_json(const FolderIdentity& id, const report::Exper
     nlohmann::ordered_json j;
     for (auto it = plain.begin(); it != plain.end(); ++it) {
         j[it.key()] = it.value();
-        if (it.key() != "seed") continue;
+        if (it.key() != (results.runs > 1 ? "runs" : "seed")) continue;
         j["config_hash"] = id.config_hash;
         j["points"] = id.points;
         j["complete"] = complete;

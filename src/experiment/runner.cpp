@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 
@@ -99,6 +100,7 @@ report::ExperimentResults describe_results(const PreparedExperiment& prepared) {
     results.experiment = e.name();
     results.description = e.table.description;
     results.seed = e.seed();
+    results.runs = e.runs();
     for (const SweepKey& s : e.sweep) results.swept.push_back(s.name);
     results.report = report::shape_json(e.shape);
     results.ipisim_version = std::string(ipisim_version());
@@ -124,12 +126,17 @@ report::ExperimentResults describe_results(const PreparedExperiment& prepared) {
     return results;
 }
 
-report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const report::TraceOptions* trace) {
-    const Experiment& e = prepared.experiment;
-    PreparedPoint& p = prepared.points.at(point);
+namespace {
+
+struct OneRun {
     workload::RunResult run;
-    report::PointRecorder recorder(point, trace);  // latency histograms; the trace of one point
     nlohmann::ordered_json check;
+};
+
+// One run of a point with `seed`.
+OneRun run_once(PreparedExperiment& prepared, PreparedPoint& p, uint64_t seed) {
+    const Experiment& e = prepared.experiment;
+    OneRun out;
     if (prepared.machine) {
         System sys(prepared.machine->spec, p.kernel);
         // The invariant monitors watch every point (observers: the fingerprint is unchanged).
@@ -138,14 +145,96 @@ report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const re
         check::Monitors monitors(sys.platform(), options, &sys.kernel());
         {
             const check::Monitors::Installed on(monitors);
-            run = p.workload->run(workload::RunContext{e.seed(), &sys.kernel()});
+            out.run = p.workload->run(workload::RunContext{seed, &sys.kernel()});
             monitors.finish_run();
         }
-        check = monitors.summary();
-        sys.record_run(run);
-        if (e.workload.traits.reports_profile) run.profile = sys.profile();
+        out.check = monitors.summary();
+        sys.record_run(out.run);
+        if (e.workload.traits.reports_profile) out.run.profile = sys.profile();
     } else {
-        run = p.workload->run(workload::RunContext{e.seed(), nullptr});
+        out.run = p.workload->run(workload::RunContext{seed, nullptr});
+    }
+    return out;
+}
+
+// The checker's summaries of several runs as one: violations summed, the first one named.
+void merge_check(nlohmann::ordered_json& into, const nlohmann::ordered_json& more) {
+    if (!more.is_object() || !more.contains("violations")) return;
+    if (!into.is_object() || !into.contains("violations")) {
+        into = more;
+        return;
+    }
+    const uint64_t before = into["violations"].get<uint64_t>();
+    const uint64_t add = more["violations"].get<uint64_t>();
+    if (before == 0 && add > 0) {
+        into = more;
+    } else {
+        into["violations"] = before + add;
+    }
+}
+
+// [experiment] runs > 1: each metric's values over the runs, and their mean as the metric (an
+// integer metric's mean rounded to the nearest integer; a metric a run leaves undefined is the
+// mean of the runs that define it, null if none does).
+void average_runs(const std::vector<workload::RunResult>& runs, nlohmann::ordered_json& metrics,
+                  nlohmann::ordered_json& per_run) {
+    per_run = nlohmann::ordered_json::object();
+    for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+        nlohmann::ordered_json values = nlohmann::ordered_json::array();
+        double sum = 0;
+        size_t n = 0;
+        bool integer = true;
+        for (const workload::RunResult& r : runs) {
+            const nlohmann::ordered_json v = r.metrics.value(it.key(), nlohmann::ordered_json());
+            values.push_back(v);
+            if (!v.is_number()) continue;
+            integer = integer && v.is_number_integer();
+            sum += v.get<double>();
+            ++n;
+        }
+        if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.is_number(); })) {
+            per_run[it.key()] = values;
+            continue;
+        }
+        const double mean = sum / static_cast<double>(n);
+        if (integer) {
+            it.value() = static_cast<int64_t>(std::llround(mean));
+        } else {
+            it.value() = mean;
+        }
+        per_run[it.key()] = values;
+    }
+}
+
+}  // namespace
+
+report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const report::TraceOptions* trace) {
+    const Experiment& e = prepared.experiment;
+    PreparedPoint& p = prepared.points.at(point);
+    workload::RunResult run;
+    nlohmann::ordered_json check;
+    nlohmann::ordered_json metrics_runs = nlohmann::ordered_json::object();
+    nlohmann::ordered_json latency;
+    {
+        // The first run is the one observed: latency histograms, and the trace of one point.
+        const report::PointRecorder recorder(point, trace);
+        OneRun r = run_once(prepared, p, e.seed());
+        run = std::move(r.run);
+        check = std::move(r.check);
+        latency = recorder.latency();
+        recorder.write_trace(p.row_params);
+    }
+    if (e.runs() > 1) {
+        std::vector<workload::RunResult> all{run};
+        for (uint32_t i = 1; i < e.runs(); ++i) {
+            OneRun r = run_once(prepared, p, e.seed() + i);
+            merge_check(check, r.check);
+            run.fingerprint = run.fingerprint * 0x100000001b3ULL ^ r.run.fingerprint;
+            run.events += r.run.events;
+            run.simulated_seconds += r.run.simulated_seconds;
+            all.push_back(std::move(r.run));
+        }
+        average_runs(all, run.metrics, metrics_runs);
     }
     report::ResultRow row;
     row.point = point;
@@ -155,8 +244,8 @@ report::ResultRow run_point(PreparedExperiment& prepared, size_t point, const re
     row.fingerprint = run.fingerprint;
     row.events = run.events;
     row.simulated_seconds = run.simulated_seconds;
-    row.latency = recorder.latency();
-    recorder.write_trace(row.params);
+    row.metrics_runs = std::move(metrics_runs);
+    row.latency = std::move(latency);
     row.check = std::move(check);
     name_undefined_metrics(row);
     if (point < prepared.spreads.size()) {

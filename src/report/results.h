@@ -23,6 +23,9 @@ struct ResultRow {
     nlohmann::ordered_json metrics_interval = nlohmann::ordered_json::object();
     // {"metric": median} of the same samples (the nominal run stays `metrics`).
     nlohmann::ordered_json metrics_median = nlohmann::ordered_json::object();
+    // {"metric": [run 0, run 1, ...]} when the point ran more than once ([experiment] runs):
+    // `metrics` holds their mean.
+    nlohmann::ordered_json metrics_runs = nlohmann::ordered_json::object();
     uint64_t fingerprint = 0;  // the engine's fingerprint
     uint64_t events = 0;
     double simulated_seconds = 0;
@@ -41,6 +44,7 @@ struct ExperimentResults {
     std::string ipisim_version;       // of the binary that ran ("0.1.0")
     std::string git_commit;           // `git describe` of its source tree, or "unknown"
     uint64_t seed = 1;
+    uint32_t runs = 1;               // [experiment] runs: each point ran with seeds seed .. seed + runs - 1
     std::vector<std::string> swept;  // the [sweep] keys, in file order
     std::vector<ResultRow> rows;     // in sweep order
     std::string published_source;    // where the rows' published values come from

@@ -52,6 +52,7 @@ constexpr OptionalMember kObjectsBeforeFingerprint[] = {
     {"undefined", &ResultRow::undefined},
     {"metrics_interval", &ResultRow::metrics_interval},
     {"metrics_median", &ResultRow::metrics_median},
+    {"metrics_runs", &ResultRow::metrics_runs},
     {"published", &ResultRow::published},
     {"latency", &ResultRow::latency},
     {"profile", &ResultRow::profile},
@@ -170,6 +171,7 @@ Json results_json(const ExperimentResults& results) {
     if (!results.machine_hash.empty()) j["machine_hash"] = results.machine_hash;
     if (!results.kernel.empty()) j["kernel"] = results.kernel;
     j["seed"] = results.seed;
+    if (results.runs > 1) j["runs"] = results.runs;
     j["fingerprint"] = fingerprint_hex(combined_fingerprint(results.rows));
     j["swept"] = results.swept;
     if (!results.report.empty()) j["report"] = results.report;
@@ -204,6 +206,7 @@ ExperimentResults read_results_json(const std::filesystem::path& path) {
         if (j.contains(key)) out.*member = r.member(j, "", key, T::string, true).get<std::string>();
     }
     if (j.contains("seed")) out.seed = r.member(j, "", "seed", T::number_float, true).get<uint64_t>();
+    if (j.contains("runs")) out.runs = r.member(j, "", "runs", T::number_float, true).get<uint32_t>();
     if (j.contains("swept")) {
         for (const auto& k : r.member(j, "", "swept", T::array, true)) {
             if (!k.is_string()) r.fail("swept", "expected strings");

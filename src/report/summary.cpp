@@ -209,7 +209,12 @@ std::string render_summary(const ExperimentResults& results, const Published& pu
     std::string out = fmt::format("experiment: {}", results.experiment);
     if (!results.machine.empty()) out += fmt::format("  machine: {}", results.machine);
     if (!results.kernel.empty()) out += fmt::format("  kernel: Linux {}", results.kernel);
-    out += fmt::format("  seed: {}\n", results.seed);
+    if (results.runs > 1) {
+        out += fmt::format("  seeds: {}-{} ({} runs per point, metrics are their mean)\n", results.seed,
+                           results.seed + results.runs - 1, results.runs);
+    } else {
+        out += fmt::format("  seed: {}\n", results.seed);
+    }
     if (!results.machine_description.empty()) out += fmt::format("machine: {}\n", results.machine_description);
     const std::string fixed = constant_params(results);
     if (!fixed.empty()) out += fmt::format("params: {}\n", fixed);
