@@ -43,6 +43,18 @@ config::Schema<KernelConfig> make_schema() {
                 return version_of(k) < Version{6, 14};
             },
             "true before 6.14, false from 6.14");
+    s.param("lazy_mm_cpumask", &KernelConfig::lazy_mm_cpumask,
+            "x86 switch_mm_irqs_off leaves the CPU in the previous mm's mm_cpumask (it leaves lazily, at a flush "
+            "that finds it running another mm, and flush_tlb_mm_range trims the mask by IPIs at most once a "
+            "second), and sets it in the next mm's only when missing; false: the switch clears and sets the bits "
+            "every time, no trimming (Rik van Riel's \"x86/mm/tlb: Update mm_cpumask lazily\", 209954cbc7d0, and "
+            "\"Only trim the mm_cpumask once a second\", 6db2526c1d69, both 6.14)")
+        .def_fn<bool>(
+            [](const KernelConfig& k) {
+                return version_of(k) >= Version{6, 14};
+            },
+            "false before 6.14, true from 6.14")
+        .when("x86");
     // fault_lock, madvise_lock: mmap_lock before `since`, the per-VMA lock from it.
     auto vma_lock_from = [&s](const std::string& key, mm::MmLock KernelConfig::*field, Version since,
                               const std::string& doc) {

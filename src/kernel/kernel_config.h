@@ -32,6 +32,8 @@ struct KernelConfig {
     std::string version;  // "6.13" ("" only for unit tests' kernels); see parsed_version()
     std::string tlb_flush = "ipi";
     bool madvise_lru_add_drain = true;
+    // x86 mm_cpumask kept lazily (kernel/mm/mm.h: switch_mm_irqs_off, should_trim_cpumask).
+    bool lazy_mm_cpumask = true;
     // The lock a page fault and madvise(MADV_DONTNEED) take (kernel/mm/mm_lock.h).
     mm::MmLock fault_lock = mm::MmLock::vma_lock;
     mm::MmLock madvise_lock = mm::MmLock::mmap_lock;

@@ -76,6 +76,7 @@ TEST(ResolvedConfig, the_resolved_config_alone_reproduces_a_runs_fingerprints) {
     // Every default is written, the version-derived ones included.
     EXPECT_NE(
         config.find("\n[kernel]\nversion = \"6.13\"\ntlb_flush = \"ipi\"\nmadvise_lru_add_drain = true\n"
+                    "lazy_mm_cpumask = false\n"
                     "fault_lock = \"vma_lock\"\nmadvise_lock = \"mmap_lock\"\nfolio_batch_size = 31\ncall_any_policy = "
                     "\"same_node\"\nmemcg_depth = 3\nhz = 250\n"),
         std::string::npos)

@@ -32,6 +32,29 @@ TEST(Mm, switching_in_sets_the_cpu_in_mm_cpumask_and_switching_out_leaves_it_the
     EXPECT_EQ(b.cpumask[0]->peek(), 1U << 1);  // lazily kept after switching away
 }
 
+TEST(Mm, before_6_14_switching_away_clears_the_cpu_from_the_previous_mms_cpumask) {
+    // [kernel] lazy_mm_cpumask = false (the default before 6.14): switch_mm_irqs_off stops
+    // remote flushes for the previous mm at once, and sets the next mm's bit every time.
+    kernel::KernelConfig config;
+    config.lazy_mm_cpumask = false;
+    MmWorld w(config);
+    MmStruct& a = w.mm->mm_alloc(0);
+    MmStruct& b = w.mm->mm_alloc(0);
+    uint64_t a_while_on_b = 0;
+    w.k->run_on(1, [&](Cpu& cpu) -> sim::Task<> {
+        co_await w.mm->switch_mm_irqs_off(cpu, a);
+        co_await w.mm->switch_mm_irqs_off(cpu, b);
+        a_while_on_b = a.cpumask[0]->peek();
+        co_await w.mm->switch_mm_irqs_off(cpu, a);
+        w.eng.stop();
+    });
+    w.k->boot();
+    w.eng.run();
+    EXPECT_EQ(a_while_on_b, 0U);
+    EXPECT_EQ(a.cpumask[0]->peek(), 1U << 1);
+    EXPECT_EQ(b.cpumask[0]->peek(), 0U);
+}
+
 TEST(Mm, returning_from_lazy_mode_flushes_only_if_a_flush_was_skipped) {
     MmWorld w("toy4");
     MmStruct& a = w.mm->mm_alloc(0);

@@ -66,6 +66,7 @@ Mm::Mm(Kernel& kernel, const std::string& flush_protocol)
     memcg_ = std::make_unique<MemCgroup>(mem_, kernel.config().memcg_depth, nr_cpus_);
     fault_lock_ = kernel.config().fault_lock;
     madvise_lock_ = kernel.config().madvise_lock;
+    lazy_mm_cpumask_ = kernel.config().lazy_mm_cpumask;
     protocol_->attach(*this);
 }
 
@@ -196,11 +197,18 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
             }
         }
     } else {
+        // Before 6.14 ([kernel] lazy_mm_cpumask = false): stop remote flushes for the previous
+        // mm, an atomic clear on its shared mask line (kernel threads' init_mm skipped).
+        if (!lazy_mm_cpumask_ && prev != init_mm().id) {
+            if (MmStruct* p = mm_by_id(prev); p != nullptr) co_await mem_.clear_bit(me, *p->cpumask[me / 64], me % 64);
+        }
         co_await mem_.store(me, *st.loaded_mm, LOADED_MM_SWITCHING);
         bool new_cpu = false;
         if (next.id != init_mm().id) {
+            // Start remote flushes: from 6.14 only when the bit is missing (a read first), before
+            // an atomic set every time.
             hw::SimVar& word = *next.cpumask[me / 64];
-            const uint64_t bits = co_await mem_.load(me, word);
+            const uint64_t bits = lazy_mm_cpumask_ ? co_await mem_.load(me, word) : 0;
             new_cpu = (bits >> (me % 64) & 1) == 0;
             if (new_cpu) co_await mem_.set_bit(me, word, me % 64);
         }

@@ -244,6 +244,7 @@ private:
     bool madvise_lru_add_drain_ = true;
     MmLock fault_lock_ = MmLock::vma_lock;     // [kernel] fault_lock
     MmLock madvise_lock_ = MmLock::mmap_lock;  // [kernel] madvise_lock
+    bool lazy_mm_cpumask_ = true;              // [kernel] lazy_mm_cpumask
     TlbFlushStats flush_stats_;
     MmStats stats_;
 };

@@ -30,6 +30,7 @@ sim::Task<hw::CpuMask> Mm::read_mm_cpumask(hw::Cpu& cpu, MmStruct& mm) {
 }
 
 sim::Task<bool> Mm::should_trim_cpumask(hw::Cpu& cpu, MmStruct& mm) {
+    if (!lazy_mm_cpumask_) co_return false;  // before 6.14 the switch keeps the mask exact
     const uint64_t next = co_await mem_.load(cpu.id(), *mm.next_trim_cpumask);
     if (jiffies() > next) {  // time_after(jiffies, next_trim_cpumask)
         co_await mem_.store(cpu.id(), *mm.next_trim_cpumask, jiffies() + hz());
