@@ -185,7 +185,7 @@ void ResultsFolder::record(const report::ResultRow& row) {
 
 std::string ResultsFolder::finish(const report::ExperimentResults& results) {
     std::lock_guard<std::mutex> guard(lock_);
-    const std::string json = folder_json(id_, results, true).dump(2) + "\n";
+    std::string json = folder_json(id_, results, true).dump(2) + "\n";
     if (closed_) return json;
     rows_.clear();
     for (const report::ResultRow& row : results.rows) rows_[row.point] = row;
