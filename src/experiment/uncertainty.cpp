@@ -158,6 +158,10 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
                 refusals[x].push_back({{"sample", s}, {"problem", refused}});
                 continue;
             }
+            // One run per sample, with the experiment's seed, whatever its [experiment] runs: the
+            // spread then holds one run's noise too (wider than that of a mean of runs), at a
+            // sample's cost of one run (docs/uncertainty.md).
+            v->experiment.table.runs = 1;
             const size_t index = variants[x].size();
             variants[x].push_back(std::move(*v));
             for (size_t k = 0; k < experiments[x]->points.size(); ++k) jobs_list.push_back(Job{x, index, k});
