@@ -158,9 +158,11 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
                 refusals[x].push_back({{"sample", s}, {"problem", refused}});
                 continue;
             }
-            // One run per sample, with the experiment's seed, whatever its [experiment] runs: the
-            // spread then holds one run's noise too (wider than that of a mean of runs), at a
-            // sample's cost of one run (docs/uncertainty.md).
+            // One run per sample whatever the experiment's [experiment] runs = N, sample s with
+            // the seed of run s mod N: the samples cover the nominal row's seeds, and the spread
+            // holds one run's noise too (docs/uncertainty.md).
+            const int64_t runs = v->experiment.table.runs;
+            v->experiment.table.seed += static_cast<int64_t>(s) % runs;
             v->experiment.table.runs = 1;
             const size_t index = variants[x].size();
             variants[x].push_back(std::move(*v));
