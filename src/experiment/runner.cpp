@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <mutex>
 
@@ -192,17 +191,14 @@ void average_runs(const std::vector<workload::RunResult>& runs, nlohmann::ordere
             sum += v.get<double>();
             ++n;
         }
-        if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.is_number(); })) {
-            per_run[it.key()] = values;
-            continue;
-        }
+        per_run[it.key()] = std::move(values);
+        if (n == 0) continue;  // undefined in every run: stays null
         const double mean = sum / static_cast<double>(n);
         if (integer) {
             it.value() = static_cast<int64_t>(std::llround(mean));
         } else {
             it.value() = mean;
         }
-        per_run[it.key()] = values;
     }
 }
 

@@ -75,6 +75,8 @@ public:
     sim::Task<> idle();
     void set_idle_state(size_t index);
     [[nodiscard]] const IdleState* idle_state() const;
+    // The index in spec().idle of the state set_idle_state() selected.
+    [[nodiscard]] size_t idle_index() const { return idle_index_; }
     [[nodiscard]] bool in_idle() const { return in_idle_; }
     // In an idle state that monitors the thread flags right now (poll or mwait:
     // TIF_POLLING_NRFLAG set).

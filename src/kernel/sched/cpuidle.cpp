@@ -16,7 +16,6 @@ void Cpuidle::select(hw::Cpu& cpu, sim::Picos next_timer) {
     const sim::Picos next_tick = sim::Picos((cpu.now().count() / tick_.count() + 1) * tick_.count());
     const MenuTiming timing{std::min(next_timer, kTimerHorizon), next_tick - cpu.now(), tick_};
     const MenuChoice c = menu_select(cpu.spec(), pc.dev, timing, two_sided_);
-    pc.idx = c.idx;
     cpu.set_idle_state(c.idx);
     if (entries_.size() < cpu.spec().idle.size()) entries_.resize(cpu.spec().idle.size());
     ++entries_[c.idx];
@@ -27,7 +26,8 @@ void Cpuidle::reflect(hw::Cpu& cpu) {
     if (!enabled_ || cpu.spec().idle.empty()) return;
     PerCpu& pc = cpus_.at(cpu.id());
     ++pc.generation;
-    menu_update(cpu.spec(), pc.dev, pc.idx, cpu.now() - pc.entered, pc.tick_fired, tick_);
+    // The state select() set: nothing changes it while the CPU idles.
+    menu_update(cpu.spec(), pc.dev, cpu.idle_index(), cpu.now() - pc.entered, pc.tick_fired, tick_);
 }
 
 void Cpuidle::on_tick(void* obj, uint32_t generation) {

@@ -61,7 +61,6 @@ private:
         hw::Cpu* cpu = nullptr;
         uint32_t generation = 0;  // bumped at every reflect: stale tick events do nothing
         sim::Picos entered;
-        size_t idx = 0;
         bool tick_fired = false;
         MenuDevice dev;
     };
