@@ -236,6 +236,15 @@ std::string sensitivity_text(const nlohmann::ordered_json& s, size_t top) {
         const std::string metric = q["metric"].get<std::string>();
         out += fmt::format("\n{}{}: nominal {}\n", q["name"].get<std::string>(), params.empty() ? "" : " at " + params,
                            report::metric_text(q["name"].get<std::string>() == metric ? metric : "", q["nominal"]));
+        const bool unmoved = std::all_of(q["effects"].begin(), q["effects"].end(), [](const Json& f) {
+            return f["swing"].is_number() && f["swing"].get<double>() == 0 && !f.contains("low_refused") &&
+                   !f.contains("high_refused");
+        });
+        if (unmoved && !q["effects"].empty()) {
+            out += fmt::format("no ranged cost moves it: each of the {} gives the nominal value at both ends\n",
+                               q["effects"].size());
+            continue;
+        }
         report::TextTable table({"cost", "mark", "range", "at low", "at high", "swing", "relative"});
         size_t shown = 0;
         for (const Json& f : q["effects"]) {

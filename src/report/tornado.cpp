@@ -37,10 +37,14 @@ std::string tornado_script(const Json& q, size_t top, const std::string& svg, co
     const size_t n = std::min(top, q["effects"].size());
     std::string data;
     std::string ytics;
+    double widest = 0;  // the largest |change| shown, in percent
     for (size_t i = 0; i < n; ++i) {
         const Json& f = q["effects"][i];
         const size_t y = n - i;  // largest on top
-        data += fmt::format("{} {:.6g} {:.6g}\n", y, percent(f["low"], nominal), percent(f["high"], nominal));
+        const double lo = percent(f["low"], nominal);
+        const double hi = percent(f["high"], nominal);
+        widest = std::max({widest, std::abs(lo), std::abs(hi)});
+        data += fmt::format("{} {:.6g} {:.6g}\n", y, lo, hi);
         ytics += fmt::format("{}{} {}", ytics.empty() ? "" : ", ", gp_string(f["key"].get<std::string>()), y);
     }
     std::string plot = "$effects << EOD\n" + data + "EOD\n";
@@ -49,6 +53,8 @@ std::string tornado_script(const Json& q, size_t top, const std::string& svg, co
                                               "end of its range, the others nominal",
                                               q["name"].get<std::string>(), params_text(q["params"]), nominal)));
     plot += "set xlabel \"change from nominal (%)\"\n";
+    // A quantity no cost moves still gets a readable axis (gnuplot refuses an empty range).
+    if (widest == 0) plot += "set xrange [-1:1]\nset label 1 \"no ranged cost moves it\" at 0,graph 0.5 center\n";
     plot += fmt::format("set ytics ({})\nset yrange [0.4:{}.6]\n", ytics, n);
     plot += "set grid xtics\nset xzeroaxis lt -1\nset key bottom right\nset style fill solid 0.8 border -1\n";
     plot +=
@@ -76,6 +82,11 @@ std::string draw_tornado_plots(const Json& sensitivity, const std::filesystem::p
             if (q.value("point", size_t{0}) == last) chosen.push_back(&q);
         }
     }
+    // Quantities that some cost moves come first: a plot of zero bars says little.
+    std::stable_partition(chosen.begin(), chosen.end(), [](const Json* q) {
+        return std::any_of((*q)["effects"].begin(), (*q)["effects"].end(),
+                           [](const Json& f) { return f["swing"].is_number() && f["swing"].get<double>() != 0; });
+    });
     if (chosen.size() > 8) chosen.resize(8);
     if (chosen.empty() || sensitivity["costs"].empty()) return "";
     if (!gnuplot_available()) return "ipisim: warning: gnuplot not found: no tornado plots (install gnuplot-nox)\n";

@@ -117,6 +117,22 @@ TEST(Sensitivity, a_range_end_the_machine_refuses_is_reported_with_its_reason_an
     EXPECT_NE(sensitivity_text(j, 5).find("intc.fabric.router_service at its high end:"), std::string::npos);
 }
 
+TEST(Sensitivity, a_quantity_no_cost_moves_says_so_and_its_tornado_plot_still_has_an_axis) {
+    const std::string dir = toy_dir();
+    const PreparedExperiment p = prepare(dir);
+    const auto j = sensitivity_json(p, run_sensitivity(p, 1), {"ipis"});  // a count of sends, no cost moves it
+    ASSERT_FALSE(j["quantities"].empty());
+    const std::string text = sensitivity_text(j, 5);
+    EXPECT_NE(text.find("no ranged cost moves it: each of the 2 gives the nominal value at both ends"),
+              std::string::npos);
+    EXPECT_EQ(text.find("cpu.irq_entry"), std::string::npos);  // no table of zero swings
+    const std::string plot = report::tornado_script(j["quantities"][0], 10, "t.svg", "t.png");
+    EXPECT_NE(plot.find("set xrange [-1:1]"), std::string::npos);
+    const auto moved = sensitivity_json(p, run_sensitivity(p, 1), {"ns_per_call"});
+    EXPECT_EQ(report::tornado_script(moved["quantities"][0], 10, "t.svg", "t.png").find("set xrange"),
+              std::string::npos);
+}
+
 TEST(Sensitivity, one_or_two_threads_give_the_same_screening) {
     const std::string dir = toy_dir();
     const PreparedExperiment p = prepare(dir);
