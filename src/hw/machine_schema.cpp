@@ -87,6 +87,10 @@ const config::Schema<CpuSpec>& cpu_schema() {
             .cost();
         c.param("context_switch", &CpuSpec::context_switch, "CFS switch between two threads").cost();
         c.param("syscall", &CpuSpec::syscall, "null system call round trip").cost();
+        c.param("handle_mm_fault", &CpuSpec::handle_mm_fault,
+                "anonymous page fault: handle_mm_fault() besides the itemized parts (walk, PTE lock, accounting)")
+            .cost()
+            .when(cond::x86);
         c.param("rdmsr", &CpuSpec::rdmsr, "one MSR read, e.g. APERF/MPERF (arm64: a system-register read)").cost();
         c.param("wrmsr", &CpuSpec::wrmsr, "one non-ICR MSR write, e.g. PQR_ASSOC (arm64: a system-register write)")
             .cost();

@@ -46,6 +46,7 @@ const std::map<std::string, Placeholder, std::less<>>& placeholders() {
         {"cpu.irq_pollution", {500 * kNs, 150 * kNs, 1500 * kNs}},
         {"cpu.context_switch", {600 * kNs}},
         {"cpu.syscall", {70 * kNs}},
+        {"cpu.handle_mm_fault", {1900 * kNs, 900 * kNs, 3800 * kNs}},
         {"cpu.rdmsr", {50 * kNs}},
         {"cpu.wrmsr", {50 * kNs}},
         {"cpu.rdmsr_qm_ctr", {200 * kNs}},

@@ -17,6 +17,8 @@ namespace ipisim::probe {
 
 namespace {
 
+constexpr size_t kRegionBytes = size_t{1} << 20;  // tlb_flush2's MEMSIZE
+
 struct Mapping {
     char* base = nullptr;
     size_t bytes = 0;
@@ -78,13 +80,27 @@ DontneedRefault dontneed_refault(int cpu, std::optional<int> sibling_cpu, uint64
         const StopOnExit stopper{stop};
         while (!running.load(std::memory_order_acquire)) {
         }
-        Mapping m(page);
-        volatile char* p = m.base;
-        const auto batch = [&] {
-            for (uint64_t k = 0; k < cycles; ++k) {
-                p[0] = 1;
-                dontneed(m.base, page);
+        // will-it-scale tlb_flush2's loop: over a fresh 1 MiB region, page by page, the write
+        // that faults a page in, the madvise, and the read-back that checks it is gone (a read
+        // fault mapping the zero page); a new region after each pass, as tlb_flush2 maps and
+        // unmaps it, so every write finds a page never mapped (a write to the zero page would be
+        // a copy-on-write fault). The model runs the same loop (cli/probe_fit.cpp).
+        const size_t pages = kRegionBytes / page;
+        uint64_t nonzero = 0;
+        // Calls step(page address) `cycles` times, one page of a fresh region each.
+        const auto over_pages = [&](const auto& step) {
+            for (uint64_t k = 0; k < cycles;) {
+                Mapping m(pages * page);
+                for (size_t i = 0; i < pages && k < cycles; ++i, ++k) step(m.base + i * page);
             }
+        };
+        const auto batch = [&] {
+            over_pages([&](char* q) {
+                volatile char* v = q;
+                v[0] = 1;
+                dontneed(q, page);
+                nonzero += v[0] != 0 ? 1 : 0;
+            });
         };
         for (int s = 0; s < effort.warmup_repeats; ++s) batch();
         const std::optional<InterruptCounts> before = read_interrupts();
@@ -98,17 +114,24 @@ DontneedRefault dontneed_refault(int cpu, std::optional<int> sibling_cpu, uint64
         for (int s = 0; s < effort.repeats; ++s) {
             uint64_t in_madvise = 0;
             uint64_t in_fault = 0;
-            for (uint64_t k = 0; k < cycles; ++k) {
+            uint64_t in_read = 0;
+            over_pages([&](char* q) {
+                volatile char* v = q;
                 const uint64_t t0 = now_ns();
-                p[0] = 1;
+                v[0] = 1;
                 const uint64_t t1 = now_ns();
-                dontneed(m.base, page);
-                in_madvise += now_ns() - t1;
+                dontneed(q, page);
+                const uint64_t t2 = now_ns();
+                nonzero += v[0] != 0 ? 1 : 0;
+                in_read += now_ns() - t2;
+                in_madvise += t2 - t1;
                 in_fault += t1 - t0;
-            }
+            });
             out.refault_ns.push_back(static_cast<double>(in_fault) / static_cast<double>(cycles));
             out.madvise_ns.push_back(static_cast<double>(in_madvise) / static_cast<double>(cycles));
+            out.read_back_ns.push_back(static_cast<double>(in_read) / static_cast<double>(cycles));
         }
+        if (nonzero != 0) throw std::runtime_error("a page read back non-zero after MADV_DONTNEED");
         if (before && after) {
             const auto ops = static_cast<double>(cycles * static_cast<uint64_t>(effort.repeats));
             if (auto d = delta(*before, *after, "TLB")) out.tlb_per_op = static_cast<double>(*d) / ops;

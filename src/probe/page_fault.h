@@ -17,9 +17,12 @@ namespace ipisim::probe {
 std::vector<double> anon_write_fault_ns(int cpu, uint64_t pages, const Effort& effort);
 
 struct DontneedRefault {
-    std::vector<double> cycle_ns;      // write fault + madvise(MADV_DONTNEED) of one page, per cycle
+    // Per cycle: write fault + madvise(MADV_DONTNEED) of one page + the read-back (a zero-page
+    // read fault), tlb_flush2's loop body.
+    std::vector<double> cycle_ns;
     std::vector<double> madvise_ns;    // the madvise call alone (timed per call: includes a clock read)
     std::vector<double> refault_ns;    // the write that faults the page back (same)
+    std::vector<double> read_back_ns;  // the read that checks it is gone (same)
     std::optional<double> tlb_per_op;  // TLB-shootdown interrupts received (all CPUs) per cycle
     std::optional<double> cal_per_op;  // function-call interrupts per cycle
 };

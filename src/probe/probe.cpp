@@ -57,7 +57,14 @@ public:
 
         step("core clock", [&] {
             r_.core_clock_mhz = summarize(core_clock_mhz(r_.caller_cpu, effort_));
-            if (r_.core_clock_mhz.n == 0) skip("core clock", "no dependent-add chain for this architecture");
+            if (r_.core_clock_mhz.n == 0) {
+                skip("core clock", "no dependent-multiply chain for this architecture");
+            } else if (!plausible_core_clock_mhz(r_.core_clock_mhz.median)) {
+                skip("core clock", fmt::format("the dependent-multiply chain read {:.0f} MHz, not a core's clock "
+                                               "(0.3 to 7 GHz): not used",
+                                               r_.core_clock_mhz.median));
+                r_.core_clock_mhz = Spread{};
+            }
         });
         step("clock read",
              [&] { r_.clock_read_ns = summarize(clock_read_ns(r_.caller_cpu, effort_.ops(100'000), effort_)); });
@@ -180,7 +187,8 @@ private:
     void dontneed(std::optional<int> sibling) {
         const DontneedRefault d = dontneed_refault(r_.caller_cpu, sibling, effort_.ops(10'000), effort_);
         r_.dontneed.push_back(DontneedFigure{sibling, summarize(d.cycle_ns), summarize(d.madvise_ns),
-                                             summarize(d.refault_ns), d.tlb_per_op, d.cal_per_op});
+                                             summarize(d.refault_ns), summarize(d.read_back_ns), d.tlb_per_op,
+                                             d.cal_per_op});
         if (sibling) warn_if_not_sent("madvise + refault with a second thread (shootdown)", d.tlb_per_op, "TLB");
     }
 

@@ -76,7 +76,7 @@ std::string render_probe_summary(const ProbeResults& r) {
     const auto line = [&](const std::string& what, const Spread& s, const std::string& unit) {
         if (s.n > 0) out += fmt::format("  {:<44} {}\n", what, spread_text(s, unit));
     };
-    line("core clock (dependent adds)", r.core_clock_mhz, "MHz");
+    line("core clock (dependent multiplies)", r.core_clock_mhz, "MHz");
     line("clock read (clock_gettime)", r.clock_read_ns, "ns");
     for (const ClassLatency& c : r.cacheline) {
         line(fmt::format("cache line one-way, {} ({} pairs)", hw::to_string(c.distance), c.pairs.size()), c.one_way_ns,
@@ -104,9 +104,10 @@ std::string render_probe_summary(const ProbeResults& r) {
     for (const DontneedFigure& d : r.dontneed) {
         const std::string who =
             d.sibling_cpu ? fmt::format("with a thread spinning on CPU {}", *d.sibling_cpu) : "alone";
-        line(fmt::format("write fault + MADV_DONTNEED, {}", who), d.cycle_ns, "ns");
+        line(fmt::format("write fault + MADV_DONTNEED + read-back, {}", who), d.cycle_ns, "ns");
         line("  of which madvise (timed per call)", d.madvise_ns, "ns");
         line("  of which the refault (timed per call)", d.refault_ns, "ns");
+        line("  of which the read-back (zero page)", d.read_back_ns, "ns");
         out += fmt::format("  {:<44} TLB {} / CAL {} per cycle\n", "  interrupts", per_op(d.tlb_per_op),
                            per_op(d.cal_per_op));
     }
@@ -175,6 +176,7 @@ nlohmann::ordered_json probe_json(const ProbeResults& r) {
         dj["cycle_ns"] = spread_json(d.cycle_ns);
         dj["madvise_ns"] = spread_json(d.madvise_ns);
         dj["refault_ns"] = spread_json(d.refault_ns);
+        dj["read_back_ns"] = spread_json(d.read_back_ns);
         dj["tlb_per_op"] = optional_json(d.tlb_per_op);
         dj["cal_per_op"] = optional_json(d.cal_per_op);
         m["dontneed_refault"].push_back(dj);

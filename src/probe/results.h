@@ -45,6 +45,7 @@ struct DontneedFigure {
     Spread cycle_ns;
     Spread madvise_ns;
     Spread refault_ns;
+    Spread read_back_ns;
     std::optional<double> tlb_per_op;
     std::optional<double> cal_per_op;
 };

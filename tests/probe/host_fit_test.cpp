@@ -1,6 +1,7 @@
 // cli/probe_fit.h: `ipisim probe` fits the interrupt delivery of the caller-target distance class
-// to its own membarrier round trip (and nothing else), rewrites host.toml with it marked F, and
-// says why it fitted nothing when the round trip was not measured or sent no IPI.
+// to its own membarrier round trip and the fault path's unitemized cost to its one-thread
+// MADV_DONTNEED + refault loop (and nothing else), rewrites host.toml with them marked F, and
+// says why it fitted nothing when a microbenchmark was not measured or sent no IPI.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -61,13 +62,49 @@ TEST(HostFit, the_delivery_latency_is_fitted_to_the_membarrier_round_trip_and_ma
 TEST(HostFit, nothing_is_fitted_without_a_membarrier_round_trip_or_when_it_sent_no_ipi) {
     probe::ProbeResults r = probe::testing::sample_results();
     const auto host = write_host(r, "none");
-    EXPECT_NE(
-        fit_host_machine(r, host, kExperiments).find("nothing fitted: the membarrier round trip was not measured"),
-        std::string::npos);
+    const std::string none = fit_host_machine(r, host, kExperiments);
+    EXPECT_NE(none.find("not fitted: the membarrier round trip was not measured"), std::string::npos) << none;
+    EXPECT_NE(none.find("not fitted: the one-thread MADV_DONTNEED + refault loop was not measured"), std::string::npos)
+        << none;
+    EXPECT_NE(none.find("nothing fitted"), std::string::npos);
     r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({900, 1000, 1100}), 0.0};
-    EXPECT_NE(fit_host_machine(r, host, kExperiments).find("nothing fitted: the membarrier calls sent 0.00"),
+    EXPECT_NE(fit_host_machine(r, host, kExperiments).find("not fitted: the membarrier calls sent 0.00"),
               std::string::npos);
     EXPECT_EQ(hw::load_machine(host.string()).cost("intc.fabric.same_l3")->provenance.mark, config::Mark::A);
+    EXPECT_EQ(hw::load_machine(host.string()).cost("cpu.handle_mm_fault")->provenance.mark, config::Mark::A);
+}
+
+TEST(HostFit, the_fault_path_is_fitted_to_the_one_thread_refault_loop_and_the_shootdown_loop_is_not_a_target) {
+    probe::ProbeResults r = probe::testing::sample_results();
+    // 5 us per write fault + MADV_DONTNEED, slower than the assumed path; the loop with a
+    // second thread (a shootdown each time) is a multi-CPU figure and must not be used.
+    probe::DontneedFigure alone;
+    alone.cycle_ns = probe::summarize({4900, 5000, 5100});
+    probe::DontneedFigure shared = alone;
+    shared.sibling_cpu = 1;
+    shared.cycle_ns = probe::summarize({29000, 30000, 31000});
+    r.dontneed = {alone, shared};
+    const auto host = write_host(r, "fault");
+    const hw::MachineSpec before = hw::load_machine(host.string());
+    const std::string summary = fit_host_machine(r, host, kExperiments);
+    EXPECT_NE(summary.find("fitted cpu.handle_mm_fault (F)"), std::string::npos) << summary;
+    EXPECT_EQ(summary.find("fitted intc.fabric"), std::string::npos) << summary;
+    const hw::MachineSpec after = hw::load_machine(host.string());
+    const config::CostValue* fault = after.cost("cpu.handle_mm_fault");
+    ASSERT_NE(fault, nullptr);
+    EXPECT_EQ(fault->provenance.mark, config::Mark::F);
+    EXPECT_NE(fault->provenance.target.find("write fault + MADV_DONTNEED + read-back, one thread"), std::string::npos);
+    EXPECT_GT(fault->value, before.cost("cpu.handle_mm_fault")->value);
+    EXPECT_EQ(after.cost("intc.fabric.same_l3")->value, before.cost("intc.fabric.same_l3")->value);
+    // The model on the fitted file runs the measured loop: 200k loops/s, within 2%.
+    const auto dir = host.parent_path() / "calibrate";
+    const experiment::CalibrationSetup s = experiment::prepare_calibration(
+        host.string(), experiment::load_targets((dir / "targets.toml").string()), {}, kExperiments);
+    ASSERT_EQ(s.targets.targets.size(), 1U);
+    const experiment::Evaluation e = experiment::evaluate(s, {fault->value}, 1);
+    ASSERT_TRUE(e.predicted[0].has_value());
+    EXPECT_NEAR(*e.predicted[0], 200000.0, 4000.0);
+    EXPECT_EQ(summary.find("at its range's"), std::string::npos) << summary;
 }
 
 }  // namespace

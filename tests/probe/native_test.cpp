@@ -61,6 +61,7 @@ TEST(ProbeNative, dontneed_refault_splits_each_cycle_into_madvise_and_refault) {
     EXPECT_EQ(d.cycle_ns.size(), 3U);
     EXPECT_EQ(d.madvise_ns.size(), 3U);
     EXPECT_EQ(d.refault_ns.size(), 3U);
+    EXPECT_EQ(d.read_back_ns.size(), 3U);
     EXPECT_EQ(anon_write_fault_ns(allowed_cpus().front(), 16, kTiny).size(), 3U);
 }
 

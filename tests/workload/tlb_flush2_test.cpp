@@ -24,7 +24,7 @@ std::string params(int threads, const std::string& extra = "") {
 
 TEST(TlbFlush2, one_thread_on_sapphire_rapids_runs_the_calibrated_175k_loops_per_second) {
     const auto r = run("sapphire_rapids_30c", params(1));
-    // The fitted point (kernel/mm/mm_costs.h handle_mm_fault), within the window's granularity.
+    // The fitted point (sapphire_rapids_30c cpu.handle_mm_fault), within the window's granularity.
     EXPECT_NEAR(r.metrics["loops_per_sec"].get<double>(), 175000.0, 175000.0 * 0.01);
     EXPECT_EQ(r.metrics["ipis_per_loop"].get<double>(), 0.0);
 }

@@ -60,7 +60,7 @@ sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool wr
 
 sim::Task<> Mm::do_user_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write) {
     static const uint32_t label_anon = hw::profile_label("do_anonymous_page");
-    co_await cpu.compute_cycles(costs::handle_mm_fault);
+    co_await cpu.compute(platform().spec().cpu.handle_mm_fault);
     const uint64_t pmd = va >> PMD_SHIFT;
     if (mm.pte_tables.count(pmd) == 0) {
         co_await cpu.compute_cycles(costs::pte_alloc);

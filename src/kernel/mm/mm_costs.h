@@ -3,9 +3,9 @@
 // accesses (locks, tlb_gen, mm_cpumask, cpu_tlbstate), TLB instructions and page walks
 // (machine [tlb]), IPIs and IRQ entry/exit (machine [cpu], [intc]) are costed by hw/.
 //
-// Every value is [A] (a path-length estimate at IPC ~1-2 with a one-line rationale) except
-// handle_mm_fault, the ONE parameter fitted: to the seed 000 1-thread row, 175k loops/s with
-// IPI flushes on sapphire_rapids_30c (tests/workload/tlb_flush2_test.cpp checks the fit).
+// Every value is [A] (a path-length estimate at IPC ~1-2 with a one-line rationale). The rest
+// of handle_mm_fault() is a machine cost, [cpu] handle_mm_fault: fitted per machine (on
+// sapphire_rapids_30c to the seed 000 1-thread row, on a probed host to its own refault time).
 #pragma once
 
 #include "sim/time.h"
@@ -19,10 +19,6 @@ namespace ipisim::kernel::mm::costs {
 inline constexpr sim::Cycles exc_page_fault{700};
 // lock_vma_under_rcu(): maple-tree walk under RCU, vma checks (the lock itself is modeled). [A]
 inline constexpr sim::Cycles lock_vma_under_rcu{60};
-// FITTED: the rest of handle_mm_fault() not itemized below (__handle_mm_fault page-table walk,
-// pte_offset_map_lock, accounting, perf/memcg events, fault retry bookkeeping). Fitted so
-// that 1 thread of tlb_flush2 runs 175k loops/s on sapphire_rapids_30c (seed 000 row 1).
-inline constexpr sim::Cycles handle_mm_fault{3756};
 // do_anonymous_page(), write: alloc_anon_folio from the per-CPU page lists. [A]
 inline constexpr sim::Cycles alloc_page_pcp{150};
 // mem_cgroup_charge() against the per-CPU charge stock (consume_stock, commit_charge, the
