@@ -146,65 +146,61 @@ std::string fit_host_machine(const probe::ProbeResults& r, const std::filesystem
     }
     if (targets.empty()) return out + "  nothing fitted\n";
 
+    // One calibrate run per cost, in turn, each on host.toml as the fits before it left it: each
+    // microbenchmark moves only its own cost (the fault loop sends no IPI, the round trip takes
+    // no fault), and a one-parameter fit is robust where a joint one is not: a loops/s target is
+    // a step function of its cost (whole loops per window), which stalled the joint optimizer.
     const std::filesystem::path dir = host.parent_path() / "calibrate";
     std::filesystem::create_directories(dir);
-    std::string params;
-    std::string target_text;
-    for (const HostFitTarget& t : targets) {
-        report::write_file_atomically(dir / t.file, t.experiment);
-        params += fmt::format("{}\"{}\"", params.empty() ? "" : ", ", t.dotted());
-        target_text += fmt::format(
-            "\n[[target]]\nname = \"{}\"\nexperiment = \"{}\"\nmetric = \"{}\"\n"
-            "measured = {:.17g}\n{}\n",
-            t.name, t.file, t.metric, t.measured, t.spread);
-    }
-    report::write_file_atomically(
-        dir / "targets.toml",
-        fmt::format("# Written by ipisim probe: the probe's own microbenchmarks as calibrate targets.\n"
-                    "params = [{}]\n{}",
-                    params, target_text));
-    const experiment::CalibrationSetup setup = experiment::prepare_calibration(
-        host.string(), experiment::load_targets((dir / "targets.toml").string()), {}, experiments_dir);
-    experiment::CalibrateOptions options;
-    options.jobs = 1;
-    options.max_evaluations = 30 * static_cast<int>(targets.size()) + 10;
-    const experiment::CalibrationResult result = experiment::calibrate(setup, options);
     std::vector<probe::FittedCost> fitted;
     const auto ns = [](double ps) { return fmt::format("{:.0f} ns", ps / 1000); };
     const auto shown = [](const std::optional<double>& v, const std::string& metric) {
         return v ? fmt::format("{:.0f} {}", *v, metric == "rtt_ns" ? "ns" : "loops/s") : "-";
     };
-    for (size_t i = 0; i < targets.size(); ++i) {
-        const HostFitTarget& t = targets[i];
-        const config::CostValue* cost = spec.cost(t.dotted());
+    for (const HostFitTarget& t : targets) {
+        report::write_file_atomically(dir / t.file, t.experiment);
+        const std::string targets_file = t.file.substr(0, t.file.size() - 5) + "_targets.toml";
+        report::write_file_atomically(
+            dir / targets_file,
+            fmt::format("# Written by ipisim probe: one of the probe's own microbenchmarks as a calibrate target.\n"
+                        "params = [\"{}\"]\n\n[[target]]\nname = \"{}\"\nexperiment = \"{}\"\nmetric = \"{}\"\n"
+                        "measured = {:.17g}\n{}\n",
+                        t.dotted(), t.name, t.file, t.metric, t.measured, t.spread));
+        const hw::MachineSpec now = hw::load_machine(host.string());
+        const config::CostValue* cost = now.cost(t.dotted());
+        const experiment::CalibrationSetup setup = experiment::prepare_calibration(
+            host.string(), experiment::load_targets((dir / targets_file).string()), {}, experiments_dir);
+        experiment::CalibrateOptions options;
+        options.jobs = 1;
+        options.max_evaluations = 40;
+        const experiment::CalibrationResult result = experiment::calibrate(setup, options);
         // Written by the probe's own writer (its header and layout), the value to 0.1 ns.
         probe::FittedCost f;
         f.section = t.section;
         f.key = t.key;
-        f.ns = std::round(result.after.values[i] / 100.0) / 10.0;
+        f.ns = std::round(result.after.values[0] / 100.0) / 10.0;
         f.source = fmt::format("fitted by ipisim calibrate (was A {}: {})",
                                experiment::cost_text(cost->type, cost->value), cost->provenance.source);
-        f.target = "calibrate: targets.toml: " + t.name;
-        out += fmt::format("  fitted {} (F): {} -> {} (range {} .. {}) to {} (model {} before, {} after)\n", t.dotted(),
-                           ns(cost->value), ns(f.ns * 1000), ns(cost->provenance.range->lo),
-                           ns(cost->provenance.range->hi), t.what, shown(result.before.predicted[i], t.metric),
-                           shown(result.after.predicted[i], t.metric));
+        f.target = fmt::format("calibrate: {}: {}", targets_file, t.name);
+        out += fmt::format(
+            "  fitted {} (F): {} -> {} (range {} .. {}) to {} (model {} before, {} after; {} evaluations, {})\n",
+            t.dotted(), ns(cost->value), ns(f.ns * 1000), ns(cost->provenance.range->lo),
+            ns(cost->provenance.range->hi), t.what, shown(result.before.predicted[0], t.metric),
+            shown(result.after.predicted[0], t.metric), result.evaluations, result.stop);
         const double fitted_ps = f.ns * 1000;
         if (fitted_ps <= cost->provenance.range->lo || fitted_ps >= cost->provenance.range->hi) {
-            out += fmt::format(
-                "    at its range's {} end: the measurement wants a value beyond the assumed range, "
-                "so the model still misses it by the residual above\n",
-                fitted_ps <= cost->provenance.range->lo ? "low" : "high");
+            out += fmt::format("    at its range's {} end: the measurement wants a value beyond the assumed range, "
+                               "so the model still misses it by the residual above\n",
+                               fitted_ps <= cost->provenance.range->lo ? "low" : "high");
         }
         fitted.push_back(std::move(f));
+        const std::string text = probe::host_machine_text(r, fitted);
+        probe::load_host_machine(text, host.string());  // reads back under the probe's rules
+        report::write_file_atomically(host, text);
     }
-    const std::string text = probe::host_machine_text(r, fitted);
-    probe::load_host_machine(text, host.string());  // reads back under the probe's rules
-    report::write_file_atomically(host, text);
-    return out + fmt::format(
-                     "  {} evaluations, {}; still assumed (A): the IRQ entry / exit / EOI split, the send costs "
-                     "and every other A value (these microbenchmarks cannot separate them); targets in {}\n",
-                     result.evaluations, result.stop, (dir / "targets.toml").string());
+    return out + fmt::format("  still assumed (A): the IRQ entry / exit / EOI split, the send costs and every other A "
+                             "value (these microbenchmarks cannot separate them); targets in {}\n",
+                             dir.string());
 }
 
 }  // namespace ipisim::cli

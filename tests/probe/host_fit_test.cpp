@@ -53,7 +53,7 @@ TEST(HostFit, the_delivery_latency_is_fitted_to_the_membarrier_round_trip_and_ma
     // The model on the fitted file predicts the measured round trip (within its 5-95% spread).
     const auto dir = host.parent_path() / "calibrate";
     const experiment::CalibrationSetup s = experiment::prepare_calibration(
-        host.string(), experiment::load_targets((dir / "targets.toml").string()), {}, kExperiments);
+        host.string(), experiment::load_targets((dir / "membarrier_targets.toml").string()), {}, kExperiments);
     const experiment::Evaluation e = experiment::evaluate(s, {fabric->value}, 1);
     ASSERT_TRUE(e.predicted[0].has_value());
     EXPECT_NEAR(*e.predicted[0], 6000.0, 100.0);
@@ -99,12 +99,33 @@ TEST(HostFit, the_fault_path_is_fitted_to_the_one_thread_refault_loop_and_the_sh
     // The model on the fitted file runs the measured loop: 200k loops/s, within 2%.
     const auto dir = host.parent_path() / "calibrate";
     const experiment::CalibrationSetup s = experiment::prepare_calibration(
-        host.string(), experiment::load_targets((dir / "targets.toml").string()), {}, kExperiments);
+        host.string(), experiment::load_targets((dir / "fault_targets.toml").string()), {}, kExperiments);
     ASSERT_EQ(s.targets.targets.size(), 1U);
     const experiment::Evaluation e = experiment::evaluate(s, {fault->value}, 1);
     ASSERT_TRUE(e.predicted[0].has_value());
     EXPECT_NEAR(*e.predicted[0], 200000.0, 4000.0);
     EXPECT_EQ(summary.find("at its range's"), std::string::npos) << summary;
+}
+
+TEST(HostFit, with_both_microbenchmarks_each_cost_is_fitted_to_its_own_measurement) {
+    probe::ProbeResults r = probe::testing::sample_results();
+    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({17000, 18000, 19000}), 1.0};
+    probe::DontneedFigure alone;
+    alone.cycle_ns = probe::summarize({2700, 2800, 2900});
+    r.dontneed = {alone};
+    const auto host = write_host(r, "both");
+    const std::string summary = fit_host_machine(r, host, kExperiments);
+    EXPECT_NE(summary.find("fitted intc.fabric.same_l3 (F)"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("fitted cpu.handle_mm_fault (F)"), std::string::npos) << summary;
+    const hw::MachineSpec after = hw::load_machine(host.string());
+    const auto dir = host.parent_path() / "calibrate";
+    const auto predicted = [&](const std::string& targets, const std::string& key) {
+        const experiment::CalibrationSetup s = experiment::prepare_calibration(
+            host.string(), experiment::load_targets((dir / targets).string()), {}, kExperiments);
+        return experiment::evaluate(s, {after.cost(key)->value}, 1).predicted[0].value_or(0);
+    };
+    EXPECT_NEAR(predicted("membarrier_targets.toml", "intc.fabric.same_l3"), 18000.0, 360.0);
+    EXPECT_NEAR(predicted("fault_targets.toml", "cpu.handle_mm_fault"), 1e9 / 2800, 1e9 / 2800 * 0.02);
 }
 
 }  // namespace
