@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -39,14 +40,32 @@ std::string register_private_expedited() {
     return "";
 }
 
+// The spinning target's loop counter, on a line of its own.
+struct alignas(64) SpinCount {
+    std::atomic<uint64_t> n{0};
+};
+
+// The target's loop rate over a quiet stretch (no calls): iterations per ns.
+double quiet_rate(const SpinCount& spins, uint64_t ns) {
+    const uint64_t s0 = spins.n.load(std::memory_order_relaxed);
+    const uint64_t t0 = now_ns();
+    uint64_t t1 = t0;
+    while (t1 - t0 < ns) t1 = now_ns();
+    const uint64_t s1 = spins.n.load(std::memory_order_relaxed);
+    return static_cast<double>(s1 - s0) / static_cast<double>(t1 - t0);
+}
+
 // Times batches of calls on the calling thread; the CAL delta covers the timed batches only.
-MembarrierSide time_calls(uint64_t calls, const Effort& effort, std::string* error) {
+// With `spins` and the target's quiet `rate`, also the target's time lost per call.
+MembarrierSide time_calls(uint64_t calls, const Effort& effort, std::string* error, const SpinCount* spins = nullptr,
+                          double rate = 0) {
     MembarrierSide side;
     for (int s = 0; s < effort.warmup_repeats; ++s) {
         for (uint64_t k = 0; k < calls; ++k) sys_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
     }
     const std::optional<InterruptCounts> before = read_interrupts();
     for (int s = 0; s < effort.repeats; ++s) {
+        const uint64_t s0 = spins != nullptr ? spins->n.load(std::memory_order_relaxed) : 0;
         const uint64_t t0 = now_ns();
         for (uint64_t k = 0; k < calls; ++k) {
             if (sys_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0) {
@@ -54,7 +73,14 @@ MembarrierSide time_calls(uint64_t calls, const Effort& effort, std::string* err
                 return side;
             }
         }
-        side.call_ns.push_back(static_cast<double>(now_ns() - t0) / static_cast<double>(calls));
+        const uint64_t t1 = now_ns();
+        side.call_ns.push_back(static_cast<double>(t1 - t0) / static_cast<double>(calls));
+        if (spins != nullptr && rate > 0) {
+            // The loop ran (s1 - s0) / rate ns of the window; the rest was taken from it.
+            const double ran = static_cast<double>(spins->n.load(std::memory_order_relaxed) - s0) / rate;
+            const double lost = std::max(0.0, static_cast<double>(t1 - t0) - ran);
+            side.target_lost_ns.push_back(lost / static_cast<double>(calls));
+        }
     }
     const std::optional<InterruptCounts> after = read_interrupts();
     if (before && after) {
@@ -76,16 +102,19 @@ MembarrierResult measure_membarrier(int caller_cpu, int target_cpu, uint64_t cal
     // The target thread spins on its CPU: every call IPIs it.
     std::atomic<bool> running{false};
     std::atomic<bool> stop{false};
+    SpinCount spins;
     run_pinned({caller_cpu, target_cpu}, [&](size_t side) {
         if (side == 1) {
             running.store(true, std::memory_order_release);
             while (!stop.load(std::memory_order_acquire)) {
+                spins.n.store(spins.n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
             }
             return;
         }
         while (!running.load(std::memory_order_acquire)) {
         }
-        out.spinning = time_calls(calls_per_sample, effort, &error);
+        const double rate = quiet_rate(spins, 20'000'000);  // 20 ms without calls
+        out.spinning = time_calls(calls_per_sample, effort, &error, &spins, rate);
         stop.store(true, std::memory_order_release);
     });
     // The target thread sleeps in read() on a pipe: its CPU idles, no IPI is needed.

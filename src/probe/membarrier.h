@@ -5,6 +5,10 @@
 // the target CPU either spins (the IPI is sent: the syscall times send + delivery + handler +
 // acknowledgement) or sleeps (its CPU runs the idle task, no IPI is needed: the syscall times
 // only the entry and the scan of the CPUs). /proc/interrupts "CAL" deltas per call show which.
+//
+// The spinning target also counts its loop: its rate while the calls run against its rate in a
+// quiet stretch just before gives the time each IPI takes from the code it interrupts (entry,
+// handler, exit, EOI, the refill after it, and in a VM the exit and re-entry that inject it).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +23,8 @@ namespace ipisim::probe {
 struct MembarrierSide {
     std::vector<double> call_ns;         // per-call duration samples (each the mean of a batch)
     std::optional<double> cal_per_call;  // function-call IPIs received (all CPUs) per call
+    // Spinning target only: its time lost per call (each a batch's mean), from its loop rate.
+    std::vector<double> target_lost_ns;
 };
 
 struct MembarrierResult {

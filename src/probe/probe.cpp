@@ -175,10 +175,16 @@ private:
     void membarrier(int target) {
         const MembarrierResult m = measure_membarrier(r_.caller_cpu, target, effort_.ops(5'000), effort_);
         if (!m.spinning.call_ns.empty()) {
-            r_.membarrier_spinning = MembarrierFigure{summarize(m.spinning.call_ns), m.spinning.cal_per_call};
+            // The target's lost time per IPI it received (per call when the CAL count is unknown).
+            std::vector<double> lost = m.spinning.target_lost_ns;
+            if (m.spinning.cal_per_call && *m.spinning.cal_per_call > 0) {
+                for (double& v : lost) v /= *m.spinning.cal_per_call;
+            }
+            r_.membarrier_spinning =
+                MembarrierFigure{summarize(m.spinning.call_ns), m.spinning.cal_per_call, summarize(lost)};
         }
         if (!m.sleeping.call_ns.empty()) {
-            r_.membarrier_sleeping = MembarrierFigure{summarize(m.sleeping.call_ns), m.sleeping.cal_per_call};
+            r_.membarrier_sleeping = MembarrierFigure{summarize(m.sleeping.call_ns), m.sleeping.cal_per_call, Spread{}};
         }
         if (!m.skipped.empty()) skip("membarrier IPI round trip", m.skipped);
         warn_if_not_sent("membarrier IPI round trip (target spinning)", m.spinning.cal_per_call, "CAL");

@@ -86,6 +86,9 @@ std::string render_probe_summary(const ProbeResults& r) {
     if (r.membarrier_spinning) {
         line("membarrier, target spinning (IPI round trip)", r.membarrier_spinning->call_ns, "ns");
         out += fmt::format("  {:<44} {} per call\n", "  CAL interrupts", per_op(r.membarrier_spinning->cal_per_call));
+        if (r.membarrier_spinning->target_lost_ns.n > 0) {
+            line("  time the target lost per IPI", r.membarrier_spinning->target_lost_ns, "ns");
+        }
     }
     if (r.membarrier_sleeping) {
         line("membarrier, target sleeping (no IPI needed)", r.membarrier_sleeping->call_ns, "ns");
@@ -160,6 +163,7 @@ nlohmann::ordered_json probe_json(const ProbeResults& r) {
         if (!*fig) continue;
         nlohmann::ordered_json mj = spread_json((*fig)->call_ns);
         mj["cal_per_call"] = optional_json((*fig)->cal_per_call);
+        if ((*fig)->target_lost_ns.n > 0) mj["target_lost_ns"] = spread_json((*fig)->target_lost_ns);
         m[std::string(name) + "_ns"] = mj;
     }
     m["pipe_same_cpu_ns"] = spread_json(r.pipe_same_cpu_ns);

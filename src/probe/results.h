@@ -33,6 +33,9 @@ struct ClassLatency {
 struct MembarrierFigure {
     Spread call_ns;
     std::optional<double> cal_per_call;
+    // Spinning target: the time each IPI took from it (its loop rate against a quiet stretch),
+    // per IPI received when the CAL count is known, else per call; empty when not measured.
+    Spread target_lost_ns;
 };
 
 struct WakeFigure {

@@ -31,7 +31,7 @@ std::filesystem::path write_host(const probe::ProbeResults& r, const std::string
 
 TEST(HostFit, the_delivery_latency_is_fitted_to_the_membarrier_round_trip_and_marked_f) {
     probe::ProbeResults r = probe::testing::sample_results();
-    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({5900, 6000, 6100}), 1.0};
+    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({5900, 6000, 6100}), 1.0, probe::Spread{}};
     const auto host = write_host(r, "fitted");
     const hw::MachineSpec before = hw::load_machine(host.string());
     const std::string summary = fit_host_machine(r, host, kExperiments);
@@ -66,8 +66,11 @@ TEST(HostFit, nothing_is_fitted_without_a_membarrier_round_trip_or_when_it_sent_
     EXPECT_NE(none.find("not fitted: the membarrier round trip was not measured"), std::string::npos) << none;
     EXPECT_NE(none.find("not fitted: the one-thread MADV_DONTNEED + refault loop was not measured"), std::string::npos)
         << none;
+    EXPECT_NE(none.find("not fitted: the target's lost time per IPI, as the membarrier round trip was not measured"),
+              std::string::npos)
+        << none;
     EXPECT_NE(none.find("nothing fitted"), std::string::npos);
-    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({900, 1000, 1100}), 0.0};
+    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({900, 1000, 1100}), 0.0, probe::Spread{}};
     EXPECT_NE(fit_host_machine(r, host, kExperiments).find("not fitted: the membarrier calls sent 0.00"),
               std::string::npos);
     EXPECT_EQ(hw::load_machine(host.string()).cost("intc.fabric.same_l3")->provenance.mark, config::Mark::A);
@@ -107,9 +110,35 @@ TEST(HostFit, the_fault_path_is_fitted_to_the_one_thread_refault_loop_and_the_sh
     EXPECT_EQ(summary.find("at its range's"), std::string::npos) << summary;
 }
 
+TEST(HostFit, the_receive_cost_is_fitted_to_the_targets_lost_time_before_the_delivery_to_the_round_trip) {
+    probe::ProbeResults r = probe::testing::sample_results();
+    // A VM-like target: 11 us of its time per IPI, in a 20 us round trip.
+    r.membarrier_spinning =
+        probe::MembarrierFigure{probe::summarize({19000, 20000, 21000}), 1.0, probe::summarize({10500, 11000, 11500})};
+    const auto host = write_host(r, "lost");
+    const std::string summary = fit_host_machine(r, host, kExperiments);
+    const size_t entry = summary.find("fitted cpu.irq_entry (F)");
+    const size_t fabric = summary.find("fitted intc.fabric.same_l3 (F)");
+    ASSERT_NE(entry, std::string::npos) << summary;
+    ASSERT_NE(fabric, std::string::npos) << summary;
+    EXPECT_LT(entry, fabric);
+    const hw::MachineSpec after = hw::load_machine(host.string());
+    EXPECT_NE(after.cost("cpu.irq_entry")->provenance.target.find("time the spinning target lost per IPI"),
+              std::string::npos);
+    const auto dir = host.parent_path() / "calibrate";
+    const auto predicted = [&](const std::string& targets, const std::string& key) {
+        const experiment::CalibrationSetup s = experiment::prepare_calibration(
+            host.string(), experiment::load_targets((dir / targets).string()), {}, kExperiments);
+        return experiment::evaluate(s, {after.cost(key)->value}, 1).predicted[0].value_or(0);
+    };
+    // Both hold on the final file: the delivery was fitted with the receive cost in place.
+    EXPECT_NEAR(predicted("membarrier_lost_targets.toml", "cpu.irq_entry"), 11000.0, 220.0);
+    EXPECT_NEAR(predicted("membarrier_targets.toml", "intc.fabric.same_l3"), 20000.0, 400.0);
+}
+
 TEST(HostFit, with_both_microbenchmarks_each_cost_is_fitted_to_its_own_measurement) {
     probe::ProbeResults r = probe::testing::sample_results();
-    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({17000, 18000, 19000}), 1.0};
+    r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({17000, 18000, 19000}), 1.0, probe::Spread{}};
     probe::DontneedFigure alone;
     alone.cycle_ns = probe::summarize({2700, 2800, 2900});
     r.dontneed = {alone};

@@ -53,6 +53,8 @@ TEST(ProbeNative, membarrier_either_measures_both_cases_or_says_why_not) {
     const MembarrierResult m = measure_membarrier(cpus[0], cpus[1], 20, kTiny);
     if (!m.skipped.empty()) GTEST_SKIP() << m.skipped;
     EXPECT_EQ(m.spinning.call_ns.size(), 3U);
+    EXPECT_EQ(m.spinning.target_lost_ns.size(), 3U);  // the spinning target's lost time, per batch
+    EXPECT_TRUE(m.sleeping.target_lost_ns.empty());
     EXPECT_EQ(m.sleeping.call_ns.size(), 3U);
 }
 
