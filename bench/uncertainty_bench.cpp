@@ -4,11 +4,9 @@
 // their events per wall second.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <string>
 #include <vector>
 
+#include "cli/reproduce_command.h"
 #include "experiment/experiment.h"
 #include "experiment/parallel.h"
 #include "experiment/runner.h"
@@ -20,17 +18,11 @@ namespace {
 using ipisim::bench::source_path;
 namespace ex = ipisim::experiment;
 
-// The seed experiments, as `ipisim reproduce` finds them: experiments/seed*.toml.
-std::vector<ex::PreparedExperiment> seed_experiments() {
-    std::vector<std::string> files;
-    for (const auto& entry : std::filesystem::directory_iterator(source_path("experiments"))) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("seed", 0) == 0 && entry.path().extension() == ".toml") files.push_back(entry.path().string());
-    }
-    std::sort(files.begin(), files.end());
+// The seed experiments, as `ipisim reproduce` finds them (experiments/seed*.toml), prepared.
+std::vector<ex::PreparedExperiment> prepared_seed_experiments() {
     std::vector<ex::PreparedExperiment> out;
-    for (const std::string& f : files) {
-        out.push_back(ex::prepare_experiment(ex::load_experiment(f, {}), source_path("machines")));
+    for (const auto& f : ipisim::cli::seed_experiments(source_path("experiments"))) {
+        out.push_back(ex::prepare_experiment(ex::load_experiment(f.string(), {}), source_path("machines")));
     }
     return out;
 }
@@ -40,7 +32,7 @@ void reproduce_uncertainty(benchmark::State& state) {
     size_t runs = 0;
     for (auto _ : state) {
         state.PauseTiming();
-        std::vector<ex::PreparedExperiment> prepared = seed_experiments();
+        std::vector<ex::PreparedExperiment> prepared = prepared_seed_experiments();
         std::vector<ex::PreparedExperiment*> all;
         for (ex::PreparedExperiment& p : prepared) {
             all.push_back(&p);

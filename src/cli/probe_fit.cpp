@@ -23,6 +23,7 @@ struct HostFitTarget {
     std::string section;     // "intc.fabric"
     std::string key;         // "same_l3"
     std::string file;        // the experiment's file name in DIR/calibrate
+    std::string targets;     // the calibrate targets file's name there
     std::string experiment;  // its text
     std::string name;        // the target's label
     std::string metric;
@@ -72,6 +73,7 @@ std::optional<HostFitTarget> membarrier_target(const probe::ProbeResults& r, con
     t.key = cls;
     if (assumed(spec, t.dotted(), why) == nullptr) return std::nullopt;
     t.file = "membarrier.toml";
+    t.targets = "membarrier_targets.toml";
     t.experiment = fmt::format(
         "# Written by ipisim probe: its membarrier IPI round trip (a spinning target) in the model.\n"
         "[experiment]\nname = \"probe_membarrier\"\n"
@@ -106,7 +108,7 @@ std::optional<HostFitTarget> lost_time_target(const probe::ProbeResults& r, cons
     t->section = "cpu";
     t->key = "irq_entry";
     if (assumed(spec, t->dotted(), why) == nullptr) return std::nullopt;
-    t->file = "membarrier_lost.toml";
+    t->targets = "membarrier_lost_targets.toml";  // the round trip's experiment, another metric of it
     t->name = "time the spinning target lost per IPI";
     t->metric = "target_irq_ns";
     t->measured = lost.median;
@@ -137,6 +139,7 @@ std::optional<HostFitTarget> fault_target(const probe::ProbeResults& r, const hw
     t.key = "handle_mm_fault";
     if (assumed(spec, t.dotted(), why) == nullptr) return std::nullopt;
     t.file = "fault.toml";
+    t.targets = "fault_targets.toml";
     t.experiment = fmt::format(
         "# Written by ipisim probe: its one-thread write fault + MADV_DONTNEED + read-back loop in the model.\n"
         "[experiment]\nname = \"probe_fault\"\n"
@@ -187,9 +190,8 @@ std::string fit_host_machine(const probe::ProbeResults& r, const std::filesystem
     };
     for (const HostFitTarget& t : targets) {
         report::write_file_atomically(dir / t.file, t.experiment);
-        const std::string targets_file = t.file.substr(0, t.file.size() - 5) + "_targets.toml";
         report::write_file_atomically(
-            dir / targets_file,
+            dir / t.targets,
             fmt::format("# Written by ipisim probe: one of the probe's own microbenchmarks as a calibrate target.\n"
                         "params = [\"{}\"]\n\n[[target]]\nname = \"{}\"\nexperiment = \"{}\"\nmetric = \"{}\"\n"
                         "measured = {:.17g}\n{}\n",
@@ -197,7 +199,7 @@ std::string fit_host_machine(const probe::ProbeResults& r, const std::filesystem
         const hw::MachineSpec now = hw::load_machine(host.string());
         const config::CostValue* cost = now.cost(t.dotted());
         const experiment::CalibrationSetup setup = experiment::prepare_calibration(
-            host.string(), experiment::load_targets((dir / targets_file).string()), {}, experiments_dir);
+            host.string(), experiment::load_targets((dir / t.targets).string()), {}, experiments_dir);
         experiment::CalibrateOptions options;
         options.jobs = 1;
         options.max_evaluations = 40;
@@ -209,7 +211,7 @@ std::string fit_host_machine(const probe::ProbeResults& r, const std::filesystem
         f.ns = std::round(result.after.values[0] / 100.0) / 10.0;
         f.source = fmt::format("fitted by ipisim calibrate (was A {}: {})",
                                experiment::cost_text(cost->type, cost->value), cost->provenance.source);
-        f.target = fmt::format("calibrate: {}: {}", targets_file, t.name);
+        f.target = fmt::format("calibrate: {}: {}", t.targets, t.name);
         out += fmt::format(
             "  fitted {} (F): {} -> {} (range {} .. {}) to {} (model {} before, {} after; {} evaluations, {})\n",
             t.dotted(), ns(cost->value), ns(f.ns * 1000), ns(cost->provenance.range->lo),

@@ -17,8 +17,6 @@
 
 namespace ipisim::cli {
 
-namespace {
-
 std::vector<std::filesystem::path> seed_experiments(const std::string& dir) {
     std::vector<std::filesystem::path> out;
     std::error_code ec;
@@ -29,6 +27,8 @@ std::vector<std::filesystem::path> seed_experiments(const std::string& dir) {
     std::sort(out.begin(), out.end());
     return out;
 }
+
+namespace {
 
 // The profile of every sweep point that has one: one line per point, one entry per function.
 std::string render_profiles(const report::ExperimentResults& results) {

@@ -8,6 +8,7 @@
 // (default 2ms..2.2ms).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,8 @@ struct ReproduceArgs {
 };
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs);
+
+// The seed experiments of `dir`: its seed*.toml files, sorted by name (empty when none or no dir).
+std::vector<std::filesystem::path> seed_experiments(const std::string& dir);
 
 }  // namespace ipisim::cli

@@ -29,6 +29,14 @@ std::filesystem::path write_host(const probe::ProbeResults& r, const std::string
     return dir / "host.toml";
 }
 
+// The model's value of the one target of DIR/calibrate/TARGETS with its cost at `value`.
+double predicted_on_fitted_host(const std::filesystem::path& host, const std::string& targets, double value) {
+    const experiment::CalibrationSetup s = experiment::prepare_calibration(
+        host.string(), experiment::load_targets((host.parent_path() / "calibrate" / targets).string()), {},
+        kExperiments);
+    return experiment::evaluate(s, {value}, 1).predicted[0].value_or(0);
+}
+
 TEST(HostFit, the_delivery_latency_is_fitted_to_the_membarrier_round_trip_and_marked_f) {
     probe::ProbeResults r = probe::testing::sample_results();
     r.membarrier_spinning = probe::MembarrierFigure{probe::summarize({5900, 6000, 6100}), 1.0, probe::Spread{}};
@@ -125,11 +133,8 @@ TEST(HostFit, the_receive_cost_is_fitted_to_the_targets_lost_time_before_the_del
     const hw::MachineSpec after = hw::load_machine(host.string());
     EXPECT_NE(after.cost("cpu.irq_entry")->provenance.target.find("time the spinning target lost per IPI"),
               std::string::npos);
-    const auto dir = host.parent_path() / "calibrate";
     const auto predicted = [&](const std::string& targets, const std::string& key) {
-        const experiment::CalibrationSetup s = experiment::prepare_calibration(
-            host.string(), experiment::load_targets((dir / targets).string()), {}, kExperiments);
-        return experiment::evaluate(s, {after.cost(key)->value}, 1).predicted[0].value_or(0);
+        return predicted_on_fitted_host(host, targets, after.cost(key)->value);
     };
     // Both hold on the final file: the delivery was fitted with the receive cost in place.
     EXPECT_NEAR(predicted("membarrier_lost_targets.toml", "cpu.irq_entry"), 11000.0, 220.0);
@@ -147,11 +152,8 @@ TEST(HostFit, with_both_microbenchmarks_each_cost_is_fitted_to_its_own_measureme
     EXPECT_NE(summary.find("fitted intc.fabric.same_l3 (F)"), std::string::npos) << summary;
     EXPECT_NE(summary.find("fitted cpu.handle_mm_fault (F)"), std::string::npos) << summary;
     const hw::MachineSpec after = hw::load_machine(host.string());
-    const auto dir = host.parent_path() / "calibrate";
     const auto predicted = [&](const std::string& targets, const std::string& key) {
-        const experiment::CalibrationSetup s = experiment::prepare_calibration(
-            host.string(), experiment::load_targets((dir / targets).string()), {}, kExperiments);
-        return experiment::evaluate(s, {after.cost(key)->value}, 1).predicted[0].value_or(0);
+        return predicted_on_fitted_host(host, targets, after.cost(key)->value);
     };
     EXPECT_NEAR(predicted("membarrier_targets.toml", "intc.fabric.same_l3"), 18000.0, 360.0);
     EXPECT_NEAR(predicted("fault_targets.toml", "cpu.handle_mm_fault"), 1e9 / 2800, 1e9 / 2800 * 0.02);
