@@ -33,6 +33,7 @@
 #include "kernel/mm/mm.h"
 #include "kernel/mm/mm_costs.h"
 #include "kernel/mm/sched_link.h"
+#include "kernel/rar/smp_call_rar.h"
 #include "kernel/sched/sched.h"
 #include "sim/registry.h"
 #include "sim/rng.h"
@@ -75,6 +76,8 @@ struct Metrics {
     double lru_lock_share = 0;
     double ipis_per_loop = 0;
     double rar_ipis_per_loop = 0;
+    double rar_loop_backs_per_loop = 0;
+    double rar_unprocessed_per_loop = 0;
     double irqs_per_loop = 0;
     double irqs_per_sec = 0;
     double user_share = 0;
@@ -174,6 +177,12 @@ public:
                        "the LRU lock")
                 .param("ipis_per_loop", &Metrics::ipis_per_loop, "cross-call IPIs sent per iteration")
                 .param("rar_ipis_per_loop", &Metrics::rar_ipis_per_loop, "RAR messages delivered per iteration")
+                .param("rar_loop_backs_per_loop", &Metrics::rar_loop_backs_per_loop,
+                       "optimized RAR: smp_call_rar_many() do/while rounds after the first, per iteration (a request "
+                       "left unprocessed when its target's rar_pending was released; 0 for other protocols)")
+                .param("rar_unprocessed_per_loop", &Metrics::rar_unprocessed_per_loop,
+                       "optimized RAR: wait_for_action_done() calls per iteration that gave up on a still-PENDING "
+                       "byte because the target's rar_pending read -1 (0 for other protocols)")
                 .param("irqs_per_loop", &Metrics::irqs_per_loop,
                        "interrupts the task CPUs took per iteration (any vector: cross calls, a protocol's own "
                        "IPIs or ticks)")
@@ -247,6 +256,8 @@ public:
         const std::vector<uint64_t> start = loops;
         const kernel::SmpStats smp0 = k.smp().stats();
         const uint64_t rar0 = k.rar_messages();
+        const kernel::RarCallStats* rar_calls = mm.protocol().rar_call_stats();
+        const kernel::RarCallStats rar_calls0 = rar_calls != nullptr ? *rar_calls : kernel::RarCallStats{};
         const kernel::mm::TlbFlushStats fl0 = mm.flush_stats();
         const uint64_t lock0 = mm.lru().stats().lock_rounds;
         const uint64_t abort0 = mm.stats().vma_lock_abort;
@@ -268,6 +279,10 @@ public:
         m.ipis_per_loop = per((smp1.ipis_single - smp0.ipis_single) + (smp1.ipis_many - smp0.ipis_many), m.loops);
         // RAR messages delivered (to targets' microcode): the RAR protocols' "IPIs".
         m.rar_ipis_per_loop = per(k.rar_messages() - rar0, m.loops);
+        if (rar_calls != nullptr) {
+            m.rar_loop_backs_per_loop = per(rar_calls->loop_backs - rar_calls0.loop_backs, m.loops);
+            m.rar_unprocessed_per_loop = per(rar_calls->unprocessed - rar_calls0.unprocessed, m.loops);
+        }
         const uint64_t window_irqs = irqs() - irqs0;
         m.irqs_per_loop = per(window_irqs, m.loops);
         m.irqs_per_sec = static_cast<double>(window_irqs) / p().measure.seconds();

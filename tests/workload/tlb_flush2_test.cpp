@@ -126,3 +126,25 @@ TEST(TlbFlush2, a_steady_start_spreads_the_tasks_over_their_regions_and_a_start_
     const auto other_seed = run("toy8", window, 2);
     EXPECT_NE(steady.metrics["loops"], other_seed.metrics["loops"]);  // the phases come from the seed
 }
+
+// seed 000's rar_pending patch: a sender sends only to the targets it claimed, and a request a
+// claim-holder's release leaves PENDING makes the sender loop back. Every loop-back follows at
+// least one wait that gave up on PENDING (up to the calls straddling the window's start, one
+// per task); naive RAR and IPI flushes report neither.
+TEST(TlbFlush2, optimized_rar_loops_back_only_after_unprocessed_waits_and_the_other_protocols_never) {
+    const int threads = 20;
+    const auto opt =
+        run("sapphire_rapids_30c", params(threads), 1, "version = \"6.18\"\ntlb_flush = \"rar-optimized\"\n");
+    const auto naive =
+        run("sapphire_rapids_30c", params(threads), 1, "version = \"6.18\"\ntlb_flush = \"rar-naive\"\n");
+    const auto loops = static_cast<double>(opt.metrics["loops"].get<uint64_t>());
+    const double backs = opt.metrics["rar_loop_backs_per_loop"].get<double>() * loops;
+    const double unprocessed = opt.metrics["rar_unprocessed_per_loop"].get<double>() * loops;
+    EXPECT_GT(backs, 0.0);
+    EXPECT_GE(unprocessed + threads, backs);
+    EXPECT_LT(opt.metrics["rar_ipis_per_loop"].get<double>(), naive.metrics["rar_ipis_per_loop"].get<double>() / 4);
+    EXPECT_EQ(naive.metrics["rar_loop_backs_per_loop"].get<double>(), 0.0);
+    EXPECT_EQ(naive.metrics["rar_unprocessed_per_loop"].get<double>(), 0.0);
+    const auto ipi = run("toy8", params(4));
+    EXPECT_EQ(ipi.metrics["rar_loop_backs_per_loop"].get<double>(), 0.0);
+}

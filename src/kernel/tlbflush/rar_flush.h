@@ -58,6 +58,7 @@ public:
     sim::Task<> flush_tlb_all(hw::Cpu& self);
 
     [[nodiscard]] SmpCallRar& rar() { return *rar_; }
+    [[nodiscard]] const RarCallStats* rar_call_stats() const override { return rar_ ? &rar_->stats() : nullptr; }
 
 private:
     RarVariant variant_;

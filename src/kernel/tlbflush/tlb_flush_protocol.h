@@ -35,6 +35,8 @@ class Mm;
 
 namespace ipisim::kernel {
 
+struct RarCallStats;
+
 // Which CPUs a global ASID is kept current on (docs/mechanisms.md §2.8, §3.3).
 //   none:       no global ASIDs (no X86_FEATURE_INVLPGB / RAR): every mm uses dynamic ASIDs, and
 //               none of the global-ASID checks of switch_mm_irqs_off / flush_tlb_func run.
@@ -87,6 +89,10 @@ public:
     virtual sim::Task<> broadcast_tlb_flush(hw::Cpu& self, const mm::FlushTlbInfo& info);
     // After path (b): consider_global_asid(mm). Default: nothing.
     virtual sim::Task<> consider_global_asid(hw::Cpu& self, mm::MmStruct& mm);
+
+    // The smp_call_rar_many() counters of a RAR protocol (claims, loop-backs, unprocessed
+    // waits); nullptr for the others.
+    [[nodiscard]] virtual const RarCallStats* rar_call_stats() const { return nullptr; }
 
 protected:
     [[nodiscard]] mm::Mm& mm() const { return *mm_; }
