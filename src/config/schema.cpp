@@ -64,12 +64,17 @@ std::string duration_text(sim::Picos t) {
         uint64_t scale;
         const char* name;
     };
-    static constexpr Unit units[] = {
+    static constexpr Unit kUnits[] = {
         {1'000'000'000'000ULL, "s"}, {1'000'000'000ULL, "ms"}, {1'000'000ULL, "us"}, {1'000ULL, "ns"}};
-    for (const Unit& u : units) {
+    for (const Unit& u : kUnits) {
         if (ps % u.scale == 0) return fmt::format("{} {}", ps / u.scale, u.name);
     }
-    return fmt::format("{} ps", ps);
+    if (ps < 1000) return fmt::format("{} ps", ps);
+    // Nanoseconds with the picoseconds as up to three decimals: exact, and parse_duration()
+    // reads it back to the same count (it rounds to the nearest picosecond).
+    std::string frac = fmt::format("{:03}", ps % 1000);
+    while (frac.back() == '0') frac.pop_back();
+    return fmt::format("{}.{} ns", ps / 1000, frac);
 }
 
 std::string frequency_text(sim::ClockDomain f) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "config/units.h"
 #include "config/writer.h"
 
 namespace ipisim::config {
@@ -133,7 +134,13 @@ TEST(Schema, write_puts_every_value_defaults_included) {
 }
 
 TEST(Schema, duration_text_is_exact) {
-    EXPECT_EQ(duration_text(1234567_ps), "1234567 ps");
+    EXPECT_EQ(duration_text(1234567_ps), "1234.567 ns");
+    EXPECT_EQ(duration_text(1104600_ps), "1104.6 ns");
+    EXPECT_EQ(duration_text(1050_ps), "1.05 ns");
+    EXPECT_EQ(duration_text(750_ps), "750 ps");
+    for (const uint64_t ps : {1234567ULL, 1104600ULL, 1050ULL, 999999999999ULL, 750ULL}) {
+        EXPECT_EQ(parse_duration(duration_text(sim::Picos(ps)), nullptr), sim::Picos(ps)) << ps;
+    }
     EXPECT_EQ(duration_text(1500_ns), "1500 ns");
     EXPECT_EQ(duration_text(2_ms), "2 ms");
     EXPECT_EQ(duration_text(sim::Picos(0)), "0 ns");
