@@ -31,6 +31,7 @@ Kernel::Kernel(hw::Platform& platform, KernelConfig config)
       config_(std::move(config)),
       version_(config_.parsed_version()),
       machine_(platform.spec()),
+      tick_(config_.hz, config_.skew_tick, platform.nr_cpus()),
       irqchip_(irqchip::make_irqchip(platform.intc(), irqchip_config(config_))),
       smp_(std::make_unique<Smp>(platform, *irqchip_)),
       work_(platform.nr_cpus()),

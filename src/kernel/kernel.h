@@ -32,6 +32,7 @@
 #include "kernel/kernel_config.h"
 #include "kernel/machine_info.h"
 #include "kernel/smp/smp.h"
+#include "kernel/time/tick.h"
 
 namespace ipisim::kernel {
 
@@ -72,6 +73,8 @@ public:
     // [kernel] version (Version{} for unit tests' kernels), for version-gated behaviours.
     [[nodiscard]] Version version() const { return version_; }
     [[nodiscard]] uint32_t hz() const { return config_.hz; }
+    // Every CPU's scheduler tick: TICK_NSEC at [kernel] hz, skewed with [kernel] skew_tick.
+    [[nodiscard]] const TickSched& tick() const { return tick_; }
     [[nodiscard]] const MachineInfo& machine() const { return machine_; }
     [[nodiscard]] uint32_t nr_cpus() const { return p_.nr_cpus(); }
     // The IPI driver of the machine's interrupt controller (kernel/irqchip), configured from
@@ -124,6 +127,7 @@ private:
     KernelConfig config_;
     Version version_;
     MachineInfo machine_;
+    TickSched tick_;
     std::unique_ptr<irqchip::Irqchip> irqchip_;
     std::unique_ptr<Smp> smp_;
     std::vector<std::deque<CpuWork>> work_;

@@ -107,6 +107,12 @@ config::Schema<KernelConfig> make_schema() {
             if (k.hz == 100 || k.hz == 250 || k.hz == 300 || k.hz == 1000) return "";
             return fmt::format("must be 100, 250, 300 or 1000 (CONFIG_HZ_*), got {}", k.hz);
         });
+    s.param(
+         "skew_tick", &KernelConfig::skew_tick,
+         "boot option skew_tick=1: CPU c's scheduler tick fires (TICK_NSEC/2)/num_possible_cpus()*c after the jiffy "
+         "boundary instead of every CPU's at it (tick_setup_sched_timer, kernel/time/tick-sched.c; since 3.5, off by "
+         "default). Moves the ticks the cpuidle governor plans with and the ones LATR applies its flushes at")
+        .def(false);
     s.choice("gic_barrier", &KernelConfig::gic_barrier,
              {{"wmb", irqchip::GicIpiBarrier::wmb}, {"dsb_ishst", irqchip::GicIpiBarrier::dsb_ishst}},
              "barrier of gic_ipi_send_mask before the ICC_SGI1R_EL1 writes: wmb = dsb(st), full system; "

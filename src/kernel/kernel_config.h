@@ -42,6 +42,8 @@ struct KernelConfig {
     uint32_t folio_batch_size = 15;
     CallAnyPolicy call_any_policy = CallAnyPolicy::same_node;
     uint32_t hz = 250;
+    // Boot option skew_tick=1: the CPUs' ticks spread over half a jiffy (kernel/time/tick.h).
+    bool skew_tick = false;
     // The GICv3 driver's barrier before its SGI writes (kernel/irqchip/irqchip.h).
     irqchip::GicIpiBarrier gic_barrier = irqchip::GicIpiBarrier::dsb_ishst;
     // x86 boot option no_ipi_broadcast=1: no destination-shorthand IPIs (kernel/irqchip/irqchip.h).

@@ -35,6 +35,7 @@
 #include "kernel/mm/sched_link.h"
 #include "kernel/rar/smp_call_rar.h"
 #include "kernel/sched/sched.h"
+#include "kernel/tlbflush/latr.h"
 #include "sim/registry.h"
 #include "sim/rng.h"
 #include "workload/bounds.h"
@@ -78,6 +79,10 @@ struct Metrics {
     double rar_ipis_per_loop = 0;
     double rar_loop_backs_per_loop = 0;
     double rar_unprocessed_per_loop = 0;
+    double latr_lazy_per_loop = 0;
+    double latr_fallbacks_per_loop = 0;
+    double latr_applied_at_tick_per_loop = 0;
+    double latr_applied_at_switch_per_loop = 0;
     double irqs_per_loop = 0;
     double irqs_per_sec = 0;
     double user_share = 0;
@@ -183,6 +188,18 @@ public:
                 .param("rar_unprocessed_per_loop", &Metrics::rar_unprocessed_per_loop,
                        "optimized RAR: wait_for_action_done() calls per iteration that gave up on a still-PENDING "
                        "byte because the target's rar_pending read -1 (0 for other protocols)")
+                .param("latr_lazy_per_loop", &Metrics::latr_lazy_per_loop,
+                       "latr: flushes per iteration that returned with their states queued, no IPI (0 for other "
+                       "protocols)")
+                .param("latr_fallbacks_per_loop", &Metrics::latr_fallbacks_per_loop,
+                       "latr: flushes per iteration that fell back to the IPI shootdown (a permission change, or "
+                       "every state of the initiator still in flight; 0 for other protocols)")
+                .param("latr_applied_at_tick_per_loop", &Metrics::latr_applied_at_tick_per_loop,
+                       "latr: queued states per iteration a target applied at its scheduler tick (0 for other "
+                       "protocols)")
+                .param("latr_applied_at_switch_per_loop", &Metrics::latr_applied_at_switch_per_loop,
+                       "latr: queued states per iteration a target applied at a context switch (0 for other "
+                       "protocols)")
                 .param("irqs_per_loop", &Metrics::irqs_per_loop,
                        "interrupts the task CPUs took per iteration (any vector: cross calls, a protocol's own "
                        "IPIs or ticks)")
@@ -258,6 +275,8 @@ public:
         const uint64_t rar0 = k.rar_messages();
         const kernel::RarCallStats* rar_calls = mm.protocol().rar_call_stats();
         const kernel::RarCallStats rar_calls0 = rar_calls != nullptr ? *rar_calls : kernel::RarCallStats{};
+        const kernel::LatrStats* latr = mm.protocol().latr_stats();
+        const kernel::LatrStats latr0 = latr != nullptr ? *latr : kernel::LatrStats{};
         const kernel::mm::TlbFlushStats fl0 = mm.flush_stats();
         const uint64_t lock0 = mm.lru().stats().lock_rounds;
         const uint64_t abort0 = mm.stats().vma_lock_abort;
@@ -282,6 +301,13 @@ public:
         if (rar_calls != nullptr) {
             m.rar_loop_backs_per_loop = per(rar_calls->loop_backs - rar_calls0.loop_backs, m.loops);
             m.rar_unprocessed_per_loop = per(rar_calls->unprocessed - rar_calls0.unprocessed, m.loops);
+        }
+        if (latr != nullptr) {
+            m.latr_lazy_per_loop = per(latr->lazy_flushes - latr0.lazy_flushes, m.loops);
+            m.latr_fallbacks_per_loop = per(
+                (latr->ipi_fallbacks - latr0.ipi_fallbacks) + (latr->full_fallbacks - latr0.full_fallbacks), m.loops);
+            m.latr_applied_at_tick_per_loop = per(latr->applied_at_tick - latr0.applied_at_tick, m.loops);
+            m.latr_applied_at_switch_per_loop = per(latr->applied_at_switch - latr0.applied_at_switch, m.loops);
         }
         const uint64_t window_irqs = irqs() - irqs0;
         m.irqs_per_loop = per(window_irqs, m.loops);

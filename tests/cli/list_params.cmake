@@ -18,7 +18,7 @@ if(NOT rc EQUAL 0)
 endif()
 expect_in("${out}" "[kernel]" "version  " "string, required" "tlb_flush" "default \"ipi\", when x86"
           "madvise_lru_add_drain  boolean, default: true before 6.14, false from 6.14" "rar-naive"
-          "no_ipi_broadcast")
+          "no_ipi_broadcast" "skew_tick" "boolean, default false")
 
 execute_process(COMMAND ${IPISIM} list --params tlb_flush2 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -73,6 +73,14 @@ TEST(KernelConfig, mistakes_are_located_at_their_key) {
               "k.toml:2: tlb_flush: only meaningful when x86");
 }
 
+TEST(KernelConfig, skew_tick_is_a_boot_option_off_by_default_on_every_architecture) {
+    EXPECT_FALSE(read("version = \"6.6\"\n").skew_tick);
+    EXPECT_TRUE(read("version = \"6.6\"\nskew_tick = true\n").skew_tick);
+    EXPECT_TRUE(read("version = \"5.17\"\nskew_tick = true\n", "toy4_arm").skew_tick);
+    EXPECT_EQ(error_of("version = \"6.6\"\nskew_tick = 1\n"),
+              "k.toml:2: skew_tick: expected a boolean, got an integer");
+}
+
 TEST(KernelConfig, no_ipi_broadcast_is_an_x86_boot_option_off_by_default) {
     EXPECT_FALSE(read("version = \"6.6\"\n").no_ipi_broadcast);
     EXPECT_TRUE(read("version = \"6.6\"\nno_ipi_broadcast = true\n").no_ipi_broadcast);

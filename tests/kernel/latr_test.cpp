@@ -101,6 +101,22 @@ TEST(Latr, an_unmap_flush_returns_without_an_ipi_and_the_target_applies_it_at_it
     EXPECT_EQ(stats(w).deferred_releases, 1u);
 }
 
+TEST(Latr, with_skew_tick_the_target_applies_it_at_its_own_offset_tick) {
+    // skew_tick=1 on toy8: CPU c ticks (4 ms / 2) / 8 * c after each jiffy boundary, so CPU 4
+    // at 1 ms, 5 ms, ... The same chain as above, from CPU 4's first tick after the flush.
+    kernel::KernelConfig config = mmtest::with_protocol("latr");
+    config.skew_tick = true;
+    MmWorld w("toy8", config);
+    MmStruct& mm = w.mm->mm_alloc(0);
+    const Lazy l = flush_and_release(w, mm, TlbFlushReason::unmap, 10_ms);
+    EXPECT_EQ(l.took, 1'652_ns);
+    ASSERT_TRUE(l.released.has_value());
+    EXPECT_EQ(l.released_on, 4u);
+    EXPECT_EQ(*l.released, 1_ms + 1'679_ns);
+    EXPECT_EQ(stats(w).applied_at_tick, 1u);
+    EXPECT_EQ(stats(w).ticks, 1u);
+}
+
 TEST(Latr, a_context_switch_applies_a_queued_state_before_the_tick) {
     MmWorld w("toy8", "latr");
     MmStruct& mm = w.mm->mm_alloc(0);

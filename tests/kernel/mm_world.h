@@ -26,8 +26,10 @@ struct MmWorld : test::KernelWorld {
         : KernelWorld(machine, with_protocol(protocol)), mm(&k->mm()) {}
     MmWorld(hw::MachineSpec machine, const std::string& protocol)
         : KernelWorld(std::move(machine), with_protocol(protocol)), mm(&k->mm()) {}
-    // toy4 with a whole [kernel] configuration.
+    // toy4, or `machine`, with a whole [kernel] configuration.
     explicit MmWorld(kernel::KernelConfig config) : KernelWorld("toy4", std::move(config)), mm(&k->mm()) {}
+    MmWorld(const std::string& machine, kernel::KernelConfig config)
+        : KernelWorld(machine, std::move(config)), mm(&k->mm()) {}
     hw::Cpu& cpu(hw::CpuId c) { return plat->cpu(c); }
 };
 

@@ -148,3 +148,29 @@ TEST(TlbFlush2, optimized_rar_loops_back_only_after_unprocessed_waits_and_the_ot
     const auto ipi = run("toy8", params(4));
     EXPECT_EQ(ipi.metrics["rar_loop_backs_per_loop"].get<double>(), 0.0);
 }
+
+// LATR's counters: 4 threads on toy8 for 12 ms (three ticks). madvise's one-page flushes go
+// lazily (the threads' munmaps fall back to IPIs: freed page tables), and each queued state
+// is applied by its target at a tick or a context switch; with skew_tick the ticks are spread
+// (CPU c at c x 250 us into each 4 ms jiffy) but the protocol still applies every state. The
+// other protocols report zeros.
+TEST(TlbFlush2, latr_reports_its_lazy_flushes_and_where_the_targets_applied_them) {
+    const std::string window = "threads = 4\nwarmup = \"1 ms\"\nmeasure = \"12 ms\"\n";
+    const auto aligned = run("toy8", window, 1, "version = \"6.18\"\ntlb_flush = \"latr\"\n");
+    const auto skewed = run("toy8", window, 1, "version = \"6.18\"\ntlb_flush = \"latr\"\nskew_tick = true\n");
+    for (const auto* r : {&aligned, &skewed}) {
+        const auto& m = r->metrics;
+        EXPECT_GT(m["latr_lazy_per_loop"].get<double>(), 0.5);
+        const double applied =
+            m["latr_applied_at_tick_per_loop"].get<double>() + m["latr_applied_at_switch_per_loop"].get<double>();
+        EXPECT_GT(m["latr_applied_at_tick_per_loop"].get<double>(), 0.0);
+        // Each lazy flush queues a state on each of the 3 other threads' CPUs (within the
+        // states straddling the window's ends).
+        EXPECT_NEAR(applied, 3 * m["latr_lazy_per_loop"].get<double>(), 0.2 * applied);
+        EXPECT_EQ(m["ipis_per_loop"].get<double>() > 0, m["latr_fallbacks_per_loop"].get<double>() > 0);
+    }
+    EXPECT_NE(aligned.fingerprint, skewed.fingerprint);
+    const auto ipi = run("toy8", params(4));
+    EXPECT_EQ(ipi.metrics["latr_lazy_per_loop"].get<double>(), 0.0);
+    EXPECT_EQ(ipi.metrics["latr_applied_at_tick_per_loop"].get<double>(), 0.0);
+}

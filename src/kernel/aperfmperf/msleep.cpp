@@ -1,6 +1,7 @@
 #include "kernel/aperfmperf/msleep.h"
 
 #include "kernel/costs.h"
+#include "kernel/time/tick.h"
 
 namespace ipisim::kernel {
 
@@ -22,7 +23,9 @@ void fire_local_timer(void* obj, uint32_t) {
 }  // namespace
 
 sim::Picos msleep_expiry(sim::Picos now, uint64_t ms, uint32_t hz) {
-    const uint64_t tick = 1'000'000'000'000ULL / hz;  // ps per jiffy
+    // TICK_NSEC; the expiry is a jiffy boundary (an idle CPU's stopped tick is reprogrammed
+    // from last_jiffies_update, not from its skew_tick offset).
+    const uint64_t tick = tick_nsec(hz).count();
     const uint64_t jiffies = now.count() / tick;
     const uint64_t expire = jiffies + msecs_to_jiffies(ms, hz) + 1;
     return sim::Picos(expire * tick);

@@ -78,7 +78,7 @@ MmStruct* Mm::mm_by_id(uint64_t id) {
 }
 
 uint64_t Mm::jiffies() const {
-    return k_.platform().engine().now().count() / (1'000'000'000'000ULL / hz());
+    return k_.platform().engine().now().count() / k_.tick().period().count();
 }
 
 MmStruct& Mm::mm_alloc(uint32_t home_node) {

@@ -103,11 +103,12 @@ public:
     [[nodiscard]] const TlbFlushStats& flush_stats() const { return flush_stats_; }
     [[nodiscard]] const MmStats& stats() const { return stats_; }
 
-    // jiffies = simulated time / (1 s / HZ), 0 at time 0, at the kernel's HZ ([kernel] hz,
-    // default 250: a jiffy is 4 ms). should_trim_cpumask runs at most once per HZ jiffies (1 s);
-    // consider_global_asid checks when (pid & 0x1f) == (jiffies & 0x1f).
+    // jiffies = simulated time / TICK_NSEC, 0 at time 0, at the kernel's HZ ([kernel] hz,
+    // default 250: a jiffy is 4 ms; the do_timer CPU's tick, CPU 0's, is never skewed). should_trim_cpumask runs at
+    // most once per HZ jiffies (1 s); consider_global_asid checks when (pid & 0x1f) == (jiffies & 0x1f).
     [[nodiscard]] uint64_t jiffies() const;
     [[nodiscard]] uint64_t hz() const { return k_.hz(); }
+    [[nodiscard]] const TickSched& tick() const { return k_.tick(); }
     // current->pid of the task running on CPU c (FIRST_TASK_PID + c unless set).
     [[nodiscard]] uint32_t task_pid(hw::CpuId c) const { return task_pid_.at(c); }
     void set_task_pid(hw::CpuId c, uint32_t pid) { task_pid_.at(c) = pid; }

@@ -15,8 +15,7 @@ Sched::Sched(Kernel& kernel)
     : k_(kernel),
       p_(kernel.platform()),
       rq_(p_.nr_cpus()),
-      cpuidle_(p_.nr_cpus(), sim::Picos(1'000'000'000'000ULL / kernel.hz()),
-               kernel.version() == Version{} || kernel.version() >= Version{6, 15}) {
+      cpuidle_(p_.nr_cpus(), kernel.tick(), kernel.version() == Version{} || kernel.version() >= Version{6, 15}) {
     for (CpuId c = 0; c < p_.nr_cpus(); ++c) {
         rq_[c].lock = &p_.memory().new_aligned_var(fmt::format("rq[{}].__lock", c), p_.topology().node_of(c));
         p_.cpu(c).set_irq_handler(LOCAL_TIMER_VECTOR, "sysvec_apic_timer_interrupt",

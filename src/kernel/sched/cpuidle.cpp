@@ -12,9 +12,9 @@ void Cpuidle::select(hw::Cpu& cpu, sim::Picos next_timer) {
     pc.cpu = &cpu;
     pc.entered = cpu.now();
     pc.tick_fired = false;
-    // The aligned periodic tick: the next multiple of TICK_NSEC.
-    const sim::Picos next_tick = sim::Picos((cpu.now().count() / tick_.count() + 1) * tick_.count());
-    const MenuTiming timing{std::min(next_timer, kTimerHorizon), next_tick - cpu.now(), tick_};
+    // The CPU's next periodic tick (on the jiffy boundaries unless skew_tick).
+    const sim::Picos next_tick = tick_.next_tick(cpu.id(), cpu.now());
+    const MenuTiming timing{std::min(next_timer, kTimerHorizon), next_tick - cpu.now(), tick_.period()};
     const MenuChoice c = menu_select(cpu.spec(), pc.dev, timing, two_sided_);
     cpu.set_idle_state(c.idx);
     if (entries_.size() < cpu.spec().idle.size()) entries_.resize(cpu.spec().idle.size());
@@ -27,7 +27,7 @@ void Cpuidle::reflect(hw::Cpu& cpu) {
     PerCpu& pc = cpus_.at(cpu.id());
     ++pc.generation;
     // The state select() set: nothing changes it while the CPU idles.
-    menu_update(cpu.spec(), pc.dev, cpu.idle_index(), cpu.now() - pc.entered, pc.tick_fired, tick_);
+    menu_update(cpu.spec(), pc.dev, cpu.idle_index(), cpu.now() - pc.entered, pc.tick_fired, tick_.period());
 }
 
 void Cpuidle::on_tick(void* obj, uint32_t generation) {

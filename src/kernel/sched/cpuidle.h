@@ -31,6 +31,7 @@
 
 #include "hw/cpu/cpu.h"
 #include "kernel/sched/menu.h"
+#include "kernel/time/tick.h"
 #include "sim/time.h"
 
 namespace ipisim::kernel {
@@ -39,9 +40,11 @@ class Cpuidle {
 public:
     // The model's stand-in for the housekeeping timers it does not have (see above).
     static constexpr sim::Picos kTimerHorizon = sim::Picos(100'000'000'000ULL);
-    // `tick`: TICK_NSEC at the kernel's HZ ([kernel] hz, default 250: 4 ms); `two_sided`: the
-    // 6.15+ outlier rule of get_typical_interval (menu.h).
-    Cpuidle(uint32_t nr_cpus, sim::Picos tick, bool two_sided) : cpus_(nr_cpus), tick_(tick), two_sided_(two_sided) {}
+    // `tick`: every CPU's tick (the kernel's; TICK_NSEC at [kernel] hz, default 250: 4 ms,
+    // skewed with [kernel] skew_tick); `two_sided`: the 6.15+ outlier rule of
+    // get_typical_interval (menu.h).
+    Cpuidle(uint32_t nr_cpus, const TickSched& tick, bool two_sided)
+        : cpus_(nr_cpus), tick_(tick), two_sided_(two_sided) {}
 
     void set_enabled(bool on) { enabled_ = on; }
     [[nodiscard]] bool enabled() const { return enabled_; }
@@ -68,7 +71,7 @@ private:
 
     std::vector<PerCpu> cpus_;
     std::vector<uint64_t> entries_;
-    sim::Picos tick_;
+    const TickSched& tick_;
     bool two_sided_;
     bool enabled_ = false;
 };

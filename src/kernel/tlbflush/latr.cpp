@@ -56,11 +56,9 @@ void LatrFlush::arm_tick(hw::CpuId cpu) {
     PerCpu& pc = pcpu_[cpu];
     if (pc.tick_armed) return;
     pc.tick_armed = true;
-    // Aligned ticks (skew_tick=0): every CPU's tick at the jiffy boundaries.
-    const uint64_t jiffy = 1'000'000'000'000ULL / mm().hz();
+    // The CPU's next scheduler tick (every CPU's at the jiffy boundaries unless skew_tick).
     sim::Engine& eng = mm().platform().engine();
-    const uint64_t next = (static_cast<uint64_t>(eng.now().count()) / jiffy + 1) * jiffy;
-    eng.schedule_at(sim::Picos(next), &LatrFlush::on_tick, this, cpu, cpu);
+    eng.schedule_at(mm().tick().next_tick(cpu, eng.now()), &LatrFlush::on_tick, this, cpu, cpu);
 }
 
 void LatrFlush::on_tick(void* obj, uint32_t cpu) {

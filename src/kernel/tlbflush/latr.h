@@ -80,6 +80,7 @@ public:
     sim::Task<bool> defer_release(hw::Cpu& self, mm::TlbRelease& r) override;
     [[nodiscard]] bool hooks_context_switch() const override { return true; }
     sim::Task<> switch_mm_done(hw::Cpu& cpu) override;
+    [[nodiscard]] const LatrStats* latr_stats() const override { return &stats_; }
     [[nodiscard]] const LatrStats& stats() const { return stats_; }
     // States queued on `cpu` and not yet applied.
     [[nodiscard]] size_t queued(hw::CpuId cpu) const { return pcpu_.at(cpu).queue.size(); }

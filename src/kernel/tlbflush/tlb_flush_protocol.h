@@ -36,6 +36,7 @@ class Mm;
 namespace ipisim::kernel {
 
 struct RarCallStats;
+struct LatrStats;
 
 // Which CPUs a global ASID is kept current on (docs/mechanisms.md §2.8, §3.3).
 //   none:       no global ASIDs (no X86_FEATURE_INVLPGB / RAR): every mm uses dynamic ASIDs, and
@@ -93,6 +94,9 @@ public:
     // The smp_call_rar_many() counters of a RAR protocol (claims, loop-backs, unprocessed
     // waits); nullptr for the others.
     [[nodiscard]] virtual const RarCallStats* rar_call_stats() const { return nullptr; }
+    // LATR's counters (lazy flushes, fallbacks, states applied at ticks and switches); nullptr
+    // for the other protocols.
+    [[nodiscard]] virtual const LatrStats* latr_stats() const { return nullptr; }
 
 protected:
     [[nodiscard]] mm::Mm& mm() const { return *mm_; }
