@@ -46,7 +46,7 @@ const hw::SimVar* Deadlock::lock_word(const hw::SimVar* var) const {
 }
 
 hw::CpuId Deadlock::waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpus) const {
-    const Waits::Wait* w = waits.current_wait(cpu);
+    const Waits::Wait* w = waits.blocking_wait(cpu);
     if (w == nullptr) return nr_cpus;
     const hw::SimVar* word = lock_word(w->var);
     if (const hw::CpuId* holder = holder_.find(word)) return *holder;
@@ -57,7 +57,7 @@ hw::CpuId Deadlock::waits_for(const Waits& waits, hw::CpuId cpu, uint32_t nr_cpu
         hw::CpuId any = nr_cpus;
         for (hw::CpuId r : o.readers) {
             if (r == cpu) continue;
-            if (waits.current_wait(r) != nullptr) return r;
+            if (waits.blocking_wait(r) != nullptr) return r;
             if (any == nr_cpus) any = r;
         }
         return any;
@@ -73,7 +73,7 @@ hw::CpuId Deadlock::blocked_by(const Waits& waits, hw::CpuId cpu, uint32_t nr_cp
                                const std::function<bool(hw::CpuId)>& irqs_off) const {
     const hw::CpuId target = waits_for(waits, cpu, nr_cpus);
     if (target >= nr_cpus) return nr_cpus;
-    const hw::SimVar* var = waits.current_wait(cpu)->var;
+    const hw::SimVar* var = waits.blocking_wait(cpu)->var;
     if (holder_.contains(lock_word(var)) || rwsem_.count(lock_word(var)) != 0) return target;
     return irqs_off(target) ? target : nr_cpus;  // a CSD: its target could take the IPI
 }
@@ -100,7 +100,7 @@ std::string Deadlock::describe(const Waits& waits, hw::CpuId c, uint32_t nr_cpus
     const hw::CpuId target = waits_for(waits, c, nr_cpus);
     std::string whom;
     if (target < nr_cpus) {
-        const Waits::Wait* w = waits.current_wait(c);
+        const Waits::Wait* w = waits.blocking_wait(c);
         if (const hw::SimVar* word = lock_word(w->var); word != w->var && holder_.contains(word)) {
             whom = fmt::format(", queued for {}, held by cpu{}", word->line().name(), target);
         } else if (holder_.contains(w->var)) {
@@ -131,7 +131,7 @@ Violation Deadlock::analyze(const Waits& waits, uint32_t nr_cpus, sim::Picos now
     }
     std::string others;
     for (hw::CpuId c = 0; c < nr_cpus; ++c) {
-        if (waits.current_wait(c) == nullptr || std::find(cycle.begin(), cycle.end(), c) != cycle.end()) continue;
+        if (waits.blocking_wait(c) == nullptr || std::find(cycle.begin(), cycle.end(), c) != cycle.end()) continue;
         others += fmt::format(" Also stuck: {}.", describe(waits, c, nr_cpus, now, irqs_off));
     }
     if (!cycle.empty()) {
@@ -150,7 +150,7 @@ Violation Deadlock::analyze(const Waits& waits, uint32_t nr_cpus, sim::Picos now
         };
     }
     for (hw::CpuId c = 0; c < nr_cpus; ++c) {
-        if (waits.current_wait(c) == nullptr) continue;
+        if (waits.blocking_wait(c) == nullptr) continue;
         return Violation{
             .kind = ViolationKind::stuck_wait,
             .cpu = c,

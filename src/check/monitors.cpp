@@ -78,7 +78,7 @@ void Monitors::finish(bool drained, uint32_t unfinished) {
 
 void Monitors::finish_run() {
     uint32_t waiting = 0;
-    for (hw::CpuId c = 0; c < platform_.nr_cpus(); ++c) waiting += waits_.current_wait(c) != nullptr ? 1 : 0;
+    for (hw::CpuId c = 0; c < platform_.nr_cpus(); ++c) waiting += waits_.blocking_wait(c) != nullptr ? 1 : 0;
     finish(eng_.pending_events() == 0, waiting);
 }
 
@@ -99,6 +99,14 @@ nlohmann::ordered_json Monitors::summary() const {
 void Monitors::wait_begin(hw::CpuId cpu, const hw::SimVar& var) {
     log(cpu, LogKind::wait_begin, 0, 0, &var);
     waits_.wait_begin(cpu, var, now());
+}
+
+void Monitors::sleep_begin(hw::CpuId cpu, const hw::SimVar& var) {
+    waits_.sleep_begin(cpu, var, now());
+}
+
+void Monitors::sleep_end(hw::CpuId cpu, const hw::SimVar& var) {
+    waits_.sleep_end(cpu, var);
 }
 
 void Monitors::wait_end(hw::CpuId cpu) {

@@ -82,6 +82,8 @@ public:
     // hw::CheckHooks
     void wait_begin(hw::CpuId cpu, const hw::SimVar& var) override;
     void wait_end(hw::CpuId cpu) override;
+    void sleep_begin(hw::CpuId cpu, const hw::SimVar& var) override;
+    void sleep_end(hw::CpuId cpu, const hw::SimVar& var) override;
     void frame_push(hw::CpuId cpu, uint32_t label) override { waits_.frame_push(cpu, label); }
     void frame_pop(hw::CpuId cpu) override { waits_.frame_pop(cpu); }
     void lock_acquired(hw::CpuId cpu, const hw::SimVar& word) override;

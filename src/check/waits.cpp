@@ -44,6 +44,35 @@ std::optional<Violation> Waits::wait_end(hw::CpuId cpu, sim::Picos now) {
     return stuck_violation(cpu, w, now, true);
 }
 
+void Waits::sleep_begin(hw::CpuId cpu, const hw::SimVar& var, sim::Picos now) {
+    PerCpu& c = cpus_[cpu];
+    if (c.nsleeps < kWaits) c.sleeps[c.nsleeps] = Wait{&var, now};
+    ++c.nsleeps;
+}
+
+void Waits::sleep_end(hw::CpuId cpu, const hw::SimVar& var) {
+    PerCpu& c = cpus_[cpu];
+    if (c.nsleeps == 0) return;  // began before the monitors were installed
+    const uint32_t stored = std::min<uint32_t>(c.nsleeps, kWaits);
+    for (uint32_t i = 0; i < stored; ++i) {
+        if (c.sleeps[i].var != &var) continue;
+        for (uint32_t j = i + 1; j < stored; ++j) c.sleeps[j - 1] = c.sleeps[j];
+        break;
+    }
+    --c.nsleeps;
+}
+
+const Waits::Wait* Waits::asleep(hw::CpuId cpu) const {
+    const PerCpu& c = cpus_[cpu];
+    if (c.nsleeps == 0 || c.nsleeps > kWaits) return nullptr;
+    return &c.sleeps[0];
+}
+
+const Waits::Wait* Waits::blocking_wait(hw::CpuId cpu) const {
+    const Wait* w = current_wait(cpu);
+    return w != nullptr ? w : asleep(cpu);
+}
+
 const Waits::Wait* Waits::current_wait(hw::CpuId cpu) const {
     const PerCpu& c = cpus_[cpu];
     if (c.nwaits == 0 || c.nwaits > kWaits) return nullptr;
@@ -62,6 +91,10 @@ std::string Waits::frames(hw::CpuId cpu) const {
 
 std::string Waits::describe_wait(hw::CpuId cpu, sim::Picos now) const {
     const Wait* w = current_wait(cpu);
+    if (w == nullptr && (w = asleep(cpu)) != nullptr) {
+        return fmt::format("a task of it asleep on {} (word {}) since {} ({} ago)", w->var->line().name(),
+                           w->var->offset() / 8, sim::to_string(w->began), sim::to_string(now - w->began));
+    }
     if (w == nullptr) return "not waiting";
     return fmt::format("waits on {} (word {}) since {} ({} ago)", w->var->line().name(), w->var->offset() / 8,
                        sim::to_string(w->began), sim::to_string(now - w->began));

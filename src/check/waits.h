@@ -3,6 +3,10 @@
 // Each CPU keeps a fixed-depth stack of the profile-label scopes open on it (its kernel frames)
 // and of the waits in progress (a spin nested in an IRQ handler that interrupted another spin
 // is the second entry). No allocation: depths beyond the capacity are counted, not stored.
+// Apart from those, the tasks of each CPU that sleep on a line (an rwsem waiter in schedule():
+// its CPU runs other work or idles meanwhile) are kept in the order they went to sleep; the
+// deadlock monitor follows them when the CPU itself waits on nothing. They are not stuck-wait
+// candidates: a sleep has no spin to bound.
 //
 // Stuck wait: a wait that lasted longer than `bound` when it ended, or that is still open at the
 // end of the run and began more than `bound` before it. The default bound is derived from the
@@ -41,13 +45,21 @@ public:
     void wait_begin(hw::CpuId cpu, const hw::SimVar& var, sim::Picos now);
     // The violation if the wait that ends outlived the bound.
     std::optional<Violation> wait_end(hw::CpuId cpu, sim::Picos now);
+    // A task of `cpu` sleeps on `var` / woke with it changed.
+    void sleep_begin(hw::CpuId cpu, const hw::SimVar& var, sim::Picos now);
+    void sleep_end(hw::CpuId cpu, const hw::SimVar& var);
 
     [[nodiscard]] sim::Picos bound() const { return bound_; }
     // The innermost wait in progress on `cpu`, if any.
     [[nodiscard]] const Wait* current_wait(hw::CpuId cpu) const;
+    // The longest sleep of a task of `cpu` still asleep, if any.
+    [[nodiscard]] const Wait* asleep(hw::CpuId cpu) const;
+    // What keeps `cpu`'s work from finishing: its innermost wait, else its tasks' oldest sleep.
+    [[nodiscard]] const Wait* blocking_wait(hw::CpuId cpu) const;
     // "cpu_main > flush_tlb_mm_range > native_flush_tlb_multi > ..." (outermost first).
     [[nodiscard]] std::string frames(hw::CpuId cpu) const;
-    // What `cpu` waits on, for reports: "csd_lock_wait on cfd_csd@3 since 12.0 us".
+    // What `cpu` waits on, for reports: "waits on cfd_csd@3 (word 0) since 12.0 us (...)", or
+    // "a task asleep on ... since ..." when only a task of it sleeps.
     [[nodiscard]] std::string describe_wait(hw::CpuId cpu, sim::Picos now) const;
     // Every wait still open at `now` that began more than the bound before it (CPU order).
     [[nodiscard]] std::vector<Violation> stuck(sim::Picos now) const;
@@ -58,6 +70,8 @@ private:
         uint32_t depth = 0;
         std::array<Wait, kWaits> waits{};
         uint32_t nwaits = 0;
+        std::array<Wait, kWaits> sleeps{};  // oldest first
+        uint32_t nsleeps = 0;
     };
     [[nodiscard]] Violation stuck_violation(hw::CpuId cpu, const Wait& w, sim::Picos now, bool ended) const;
 

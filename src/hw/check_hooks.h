@@ -37,6 +37,11 @@ public:
     // `cpu` joined the MCS queue of the lock whose word is `word` and waits on its own queue
     // node `node` for the handoff: it waits, in the end, for the lock's holder.
     virtual void lock_queued(CpuId /*cpu*/, const SimVar& /*node*/, const SimVar& /*word*/) {}
+    // The task running on `cpu` goes to sleep until `var` (a queued rwsem waiter's own line,
+    // lock_queued to its count) changes: its CPU switches away and may idle. sleep_end: it runs
+    // again with the change seen. Tasks do not migrate while asleep (the model pins them).
+    virtual void sleep_begin(CpuId /*cpu*/, const SimVar& /*var*/) {}
+    virtual void sleep_end(CpuId /*cpu*/, const SimVar& /*var*/) {}
     // A reader-writer semaphore whose count word is `count` is now held by `cpu` for write or
     // read / released by it (downgrade_write: released for write, then acquired for read).
     virtual void rwsem_acquired(CpuId /*cpu*/, const SimVar& /*count*/, bool /*write*/) {}

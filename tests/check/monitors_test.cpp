@@ -8,7 +8,9 @@
 #include "hw/cpu/spin.h"
 #include "kernel/mm/locks.h"
 #include "kernel/mm/mm.h"
+#include "kernel/mm/sched_link.h"
 #include "kernel/mm_world.h"
+#include "kernel/sched/sched.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -282,6 +284,65 @@ TEST(DeadlockMonitor, a_writer_waiting_for_readers_points_at_the_reader_that_is_
         << v.diagnosis;
     EXPECT_NE(v.diagnosis.find("held by cpu0"), std::string::npos) << v.diagnosis;
     w.eng.shutdown();
+}
+
+// Sleeping waiters are edges too: two scheduler threads each write-lock one rwsem and then
+// want the other's for read, in opposite orders; a reader blocked by a writer sleeps
+// (schedule(), its CPU idles; writers would spin on the owner), so no CPU spins and no event
+// is left. The monitor follows the tasks asleep on each CPU; the same scenario in one order each
+// finishes and reports nothing.
+namespace {
+
+struct SleepingAbba {
+    uint64_t violations = 0;
+    std::string diagnosis;
+    int done = 0;
+};
+
+SleepingAbba sleeping_abba(bool opposite) {
+    mmtest::MmWorld w("toy4");
+    Monitors mon(*w.plat);
+    Monitors::Installed on(mon);
+    kernel::Sched& sched = w.k->sched();
+    kernel::mm::RwSem a(w.plat->memory(), "sem_a", 0, &w.mm->sched_link());
+    kernel::mm::RwSem b(w.plat->memory(), "sem_b", 0, &w.mm->sched_link());
+    SleepingAbba out;
+    auto body = [&](kernel::mm::RwSem& first, kernel::mm::RwSem& second) {
+        return [&](hw::Cpu& cpu, kernel::Thread&) -> sim::Task<> {
+            co_await first.down_write(cpu);
+            co_await cpu.compute(2_us);
+            co_await second.down_read(cpu);
+            co_await second.up_read(cpu);
+            co_await first.up_write(cpu);
+            ++out.done;
+        };
+    };
+    sched.spawn("t0", 0, body(a, b));
+    sched.spawn("t1", 1, opposite ? body(b, a) : body(a, b));
+    w.k->boot();
+    w.eng.run_until(1_ms);
+    mon.finish_run();
+    out.violations = mon.total();
+    if (mon.total() != 0) out.diagnosis = mon.violations().front().diagnosis;
+    w.eng.shutdown();
+    return out;
+}
+
+}  // namespace
+
+TEST(DeadlockMonitor, tasks_asleep_on_each_others_rwsems_are_a_cycle) {
+    const SleepingAbba bad = sleeping_abba(true);
+    EXPECT_EQ(bad.done, 0);
+    ASSERT_EQ(bad.violations, 1u);
+    const std::string& d = bad.diagnosis;
+    EXPECT_NE(d.find("deadlock: no event is left and the wait-for cycle cpu0 -> cpu1 -> cpu0"), std::string::npos) << d;
+    EXPECT_NE(d.find("cpu0 (IRQs on) holds sem_a (write); a task of it asleep on"), std::string::npos) << d;
+    EXPECT_NE(d.find("held for write by cpu1"), std::string::npos) << d;
+    EXPECT_NE(d.find("cpu1 (IRQs on) holds sem_b (write); a task of it asleep on"), std::string::npos) << d;
+    EXPECT_NE(d.find("held for write by cpu0"), std::string::npos) << d;
+    const SleepingAbba good = sleeping_abba(false);
+    EXPECT_EQ(good.done, 2);
+    EXPECT_EQ(good.violations, 0u) << good.diagnosis;
 }
 
 TEST(ContractMonitor, a_csd_unlocked_while_not_locked_is_a_double_unlock) {

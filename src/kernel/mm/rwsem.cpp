@@ -64,6 +64,7 @@ sim::Task<> RwSem::wait_for_change(hw::Cpu& cpu, hw::SimVar& v, uint64_t& seen) 
         co_return;
     }
     IPISIM_CHECK_HOOK(lock_queued(cpu.id(), v, *count_));
+    IPISIM_CHECK_HOOK(sleep_begin(cpu.id(), v));
     // for (;;) { set_current_state(TASK_UNINTERRUPTIBLE); if (granted) break; schedule(); }
     for (;;) {
         task->state = TaskState::uninterruptible;
@@ -76,6 +77,7 @@ sim::Task<> RwSem::wait_for_change(hw::Cpu& cpu, hw::SimVar& v, uint64_t& seen) 
         co_await sleep_->schedule(cpu);
     }
     task->state = TaskState::running;  // __set_current_state(TASK_RUNNING)
+    IPISIM_CHECK_HOOK(sleep_end(cpu.id(), v));
 }
 
 sim::Task<> RwSem::grant(hw::Cpu& cpu, hw::CpuId r) {
