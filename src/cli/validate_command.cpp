@@ -16,6 +16,7 @@
 #include "probe/host_info.h"
 #include "probe/host_schema.h"
 #include "probe/host_topology.h"
+#include "probe/placement.h"
 #include "probe/realtime.h"
 #include "probe/tlb_flush2_native.h"
 #include "report/results_files.h"
@@ -25,11 +26,23 @@ namespace ipisim::cli {
 
 namespace {
 
+// The line latency between the tasks' first two CPUs (probe/placement.h): probed, and checked
+// before and after the cell's native run; a multi-task cell is rerun while they disagree.
+struct Placement {
+    int cpu_a = 0;
+    int cpu_b = 0;
+    double probed_ns = 0;
+    double before_ns = 0;
+    double after_ns = 0;
+    uint32_t attempts = 1;
+};
+
 struct Cell {
     probe::TaskMode mode;
     uint32_t tasks;
     probe::NativeTlbFlush2Result native;
     ModelTlbFlush2 model;
+    std::optional<Placement> placement;  // multi-task cells on a host with a probed pair
 };
 
 // The probed machine file, checked before any work; a missing one says how to make it.
@@ -69,9 +82,20 @@ std::vector<CellFigures> figures(const std::vector<Cell>& cells) {
     std::vector<CellFigures> out;
     for (const Cell& c : cells) {
         const probe::Spread& share = c.native.cpu_share;
-        out.push_back(CellFigures{probe::to_string(c.mode), c.tasks,
-                                  share.n > 0 ? std::optional<double>(share.median) : std::nullopt,
-                                  c.native.tlb_per_loop, c.model.ipis_per_loop});
+        CellFigures f;
+        f.mode = probe::to_string(c.mode);
+        f.tasks = c.tasks;
+        if (share.n > 0) f.cpu_share = share.median;
+        f.measured_ipis_per_loop = c.native.tlb_per_loop;
+        f.model_ipis_per_loop = c.model.ipis_per_loop;
+        if (c.placement) {
+            f.probed_line_ns = c.placement->probed_ns;
+            f.line_before_ns = c.placement->before_ns;
+            f.line_after_ns = c.placement->after_ns;
+            f.attempts = c.placement->attempts;
+            f.pair = fmt::format("CPUs {} and {}", c.placement->cpu_a, c.placement->cpu_b);
+        }
+        out.push_back(std::move(f));
     }
     return out;
 }
@@ -107,6 +131,19 @@ std::string render(const std::vector<Cell>& cells) {
         }
     }
     out += "\nscaling:\n" + scaling.render();
+    // The placement checks: the line latency of each multi-task cell's first pair.
+    std::string checks;
+    for (const Cell& c : cells) {
+        if (!c.placement) continue;
+        const Placement& p = *c.placement;
+        checks += fmt::format(
+            "  {} x{}: CPU {} <-> {} {:.1f} ns probed, {:.1f} / {:.1f} ns before / after ({} attempt{}){}\n",
+            probe::to_string(c.mode), c.tasks, p.cpu_a, p.cpu_b, p.probed_ns, p.before_ns, p.after_ns, p.attempts,
+            p.attempts == 1 ? "" : "s",
+            probe::same_placement(p.probed_ns, p.before_ns, p.after_ns) ? "" : ": another placement");
+    }
+    if (!checks.empty())
+        out += "\ncache-line latency of the tasks' first two CPUs (the host's placement of them):\n" + checks;
     const std::vector<std::string> notes = validate_notes(figures(cells));
     if (!notes.empty()) out += "\nnotes:\n";
     for (const std::string& n : notes) out += "  " + n + "\n";
@@ -117,20 +154,31 @@ nlohmann::ordered_json cells_json(const std::vector<Cell>& cells) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const Cell& c : cells) {
         const probe::Spread& s = c.native.loops_per_sec;
-        rows.push_back({{"mode", probe::to_string(c.mode)},
-                        {"tasks", c.tasks},
-                        {"measured_loops_per_sec", s.median},
-                        {"measured_windows", c.native.window_loops_per_sec},
-                        {"measured_cpu_share_windows", c.native.window_cpu_share},
-                        {"measured_loops_per_cpu_sec", c.native.loops_per_cpu_sec.median},
-                        {"measured_tlb_per_loop", c.native.tlb_per_loop ? nlohmann::ordered_json(*c.native.tlb_per_loop)
-                                                                        : nlohmann::ordered_json(nullptr)},
-                        {"measured_cal_per_loop", c.native.cal_per_loop ? nlohmann::ordered_json(*c.native.cal_per_loop)
-                                                                        : nlohmann::ordered_json(nullptr)},
-                        {"model_loops_per_sec", c.model.loops_per_sec},
-                        {"model_ipis_per_loop", c.model.ipis_per_loop},
-                        {"model_tlb_invalidation_share", c.model.tlb_invalidation_share},
-                        {"model_fingerprint", fmt::format("{:016x}", c.model.fingerprint)}});
+        rows.push_back(
+            {{"mode", probe::to_string(c.mode)},
+             {"tasks", c.tasks},
+             {"measured_loops_per_sec", s.median},
+             {"measured_windows", c.native.window_loops_per_sec},
+             {"measured_cpu_share_windows", c.native.window_cpu_share},
+             {"measured_loops_per_cpu_sec", c.native.loops_per_cpu_sec.median},
+             {"measured_tlb_per_loop",
+              c.native.tlb_per_loop ? nlohmann::ordered_json(*c.native.tlb_per_loop) : nlohmann::ordered_json(nullptr)},
+             {"measured_cal_per_loop",
+              c.native.cal_per_loop ? nlohmann::ordered_json(*c.native.cal_per_loop) : nlohmann::ordered_json(nullptr)},
+             {"placement",
+              c.placement ? nlohmann::ordered_json{{"cpus", {c.placement->cpu_a, c.placement->cpu_b}},
+                                                   {"probed_line_ns", c.placement->probed_ns},
+                                                   {"before_line_ns", c.placement->before_ns},
+                                                   {"after_line_ns", c.placement->after_ns},
+                                                   {"attempts", c.placement->attempts},
+                                                   {"same_placement", probe::same_placement(c.placement->probed_ns,
+                                                                                            c.placement->before_ns,
+                                                                                            c.placement->after_ns)}}
+                          : nlohmann::ordered_json(nullptr)},
+             {"model_loops_per_sec", c.model.loops_per_sec},
+             {"model_ipis_per_loop", c.model.ipis_per_loop},
+             {"model_tlb_invalidation_share", c.model.tlb_invalidation_share},
+             {"model_fingerprint", fmt::format("{:016x}", c.model.fingerprint)}});
     }
     return rows;
 }
@@ -175,8 +223,33 @@ int validate_host_command(const ValidateHostArgs& args) {
             o.window_s = args.quick ? 0.25 : 1.0;
             o.windows = args.quick ? 3 : 5;
             fmt::print(stderr, "validate: native tlb_flush2 {} x{}\n", probe::to_string(mode), t);
-            Cell c{mode, t, probe::run_native_tlb_flush2(o), {}};
-            if (!c.native.failure.empty()) throw std::runtime_error("native tlb_flush2: " + c.native.failure);
+            Cell c{mode, t, {}, {}, std::nullopt};
+            // A multi-task cell is measured under the placement host.toml was probed at, or
+            // rerun (up to max_attempts) while the line latency of its first pair says otherwise.
+            std::optional<Placement> pl;
+            if (t >= 2) {
+                const int a = o.cpus[0];
+                const int b = o.cpus[1];
+                const sim::Picos probed = machine.coherence.transfer.at(topo.distance(a, b));
+                if (probed > sim::Picos::zero()) pl = Placement{a, b, probed.ns(), 0, 0, 0};
+            }
+            const uint32_t max_attempts = args.quick ? 2 : 3;
+            for (;;) {
+                if (pl) pl->before_ns = probe::pair_latency_ns(pl->cpu_a, pl->cpu_b);
+                c.native = probe::run_native_tlb_flush2(o);
+                if (!c.native.failure.empty()) throw std::runtime_error("native tlb_flush2: " + c.native.failure);
+                if (!pl) break;
+                pl->after_ns = probe::pair_latency_ns(pl->cpu_a, pl->cpu_b);
+                ++pl->attempts;
+                if (probe::same_placement(pl->probed_ns, pl->before_ns, pl->after_ns) || pl->attempts >= max_attempts) {
+                    break;
+                }
+                fmt::print(stderr,
+                           "validate: line CPU {} <-> {} {:.1f} ns before, {:.1f} ns after, {:.1f} ns probed: the host "
+                           "moved the CPUs; measuring again\n",
+                           pl->cpu_a, pl->cpu_b, pl->before_ns, pl->after_ns, pl->probed_ns);
+            }
+            c.placement = pl;
             cells.push_back(std::move(c));
         }
     }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "probe/placement.h"
+
 namespace ipisim::cli {
 
 namespace {
@@ -27,6 +29,15 @@ std::vector<std::string> validate_notes(const std::vector<CellFigures>& cells) {
                 "running at the same time, so this cell did not measure the shootdown (run with real-time "
                 "priority on an otherwise idle machine)",
                 cell, *c.measured_ipis_per_loop, c.model_ipis_per_loop));
+        }
+        if (c.probed_line_ns && c.line_before_ns && c.line_after_ns &&
+            !probe::same_placement(*c.probed_line_ns, *c.line_before_ns, *c.line_after_ns)) {
+            notes.push_back(fmt::format(
+                "{}: a cache line between {} took {:.1f} ns before and {:.1f} ns after the measurement ({} "
+                "attempt{}), {:.1f} ns when probed: the host placed the CPUs differently (a VM's vCPUs moved), so this "
+                "cell measured other hardware than host.toml describes",
+                cell, c.pair, *c.line_before_ns, *c.line_after_ns, c.attempts, c.attempts == 1 ? "" : "s",
+                *c.probed_line_ns));
         }
         if (c.cpu_share && *c.cpu_share < kMinCpuShare) {
             notes.push_back(fmt::format(

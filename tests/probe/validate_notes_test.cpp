@@ -1,6 +1,8 @@
 // The warnings under the validate table: cells that did not measure what the model computes.
 #include "cli/validate_notes.h"
 
+#include "probe/placement.h"
+
 #include <gtest/gtest.h>
 
 namespace ipisim::cli {
@@ -8,7 +10,23 @@ namespace {
 
 CellFigures cell(const std::string& mode, uint32_t tasks, std::optional<double> share, std::optional<double> ipis,
                  double model_ipis) {
-    return CellFigures{mode, tasks, share, ipis, model_ipis};
+    CellFigures c;
+    c.mode = mode;
+    c.tasks = tasks;
+    c.cpu_share = share;
+    c.measured_ipis_per_loop = ipis;
+    c.model_ipis_per_loop = model_ipis;
+    return c;
+}
+
+CellFigures placed(double probed, double before, double after, uint32_t attempts) {
+    CellFigures c = cell("threads", 2, 0.95, 1.0, 1.0);
+    c.probed_line_ns = probed;
+    c.line_before_ns = before;
+    c.line_after_ns = after;
+    c.attempts = attempts;
+    c.pair = "CPUs 0 and 1";
+    return c;
 }
 
 TEST(ValidateNotes, cells_that_measured_what_the_model_computes_get_no_note) {
@@ -46,6 +64,28 @@ TEST(ValidateNotes, one_task_count_gives_no_scaling_ratio_and_says_so) {
     ASSERT_EQ(notes.size(), 1U);
     EXPECT_EQ(notes[0].rfind("scaling: no ratio", 0), 0U);
     EXPECT_EQ(validate_notes({cell("threads", 2, 1.0, 1.0, 1.0)}).size(), 1U);
+}
+
+// The two placements seen on the 2-vCPU CI machine: ~27 ns and ~100 ns between CPUs 0 and 1.
+TEST(ValidateNotes, a_cell_measured_under_another_vcpu_placement_than_probed_is_flagged) {
+    EXPECT_TRUE(validate_notes({cell("threads", 1, 0.95, 0.0, 0.0), placed(27.5, 28.1, 26.9, 1)}).empty());
+    const std::vector<std::string> notes =
+        validate_notes({cell("threads", 1, 0.95, 0.0, 0.0), placed(27.5, 101.0, 98.2, 3)});
+    ASSERT_EQ(notes.size(), 1U);
+    EXPECT_EQ(notes[0].rfind("threads x2: a cache line between CPUs 0 and 1 took 101.0 ns before and 98.2 ns after the "
+                             "measurement (3 attempts), 27.5 ns when probed: the host placed the CPUs differently",
+                             0),
+              0U)
+        << notes[0];
+    // A change during the measurement (one check each side) is flagged too.
+    EXPECT_EQ(validate_notes({cell("threads", 1, 0.95, 0.0, 0.0), placed(27.5, 27.0, 100.0, 2)}).size(), 1U);
+}
+
+TEST(ValidateNotes, the_placement_matches_within_a_factor_of_one_and_a_half_either_way) {
+    EXPECT_TRUE(probe::same_placement(100.0, 150.0, 66.7));
+    EXPECT_FALSE(probe::same_placement(100.0, 151.0, 100.0));
+    EXPECT_FALSE(probe::same_placement(100.0, 100.0, 66.0));
+    EXPECT_FALSE(probe::same_placement(0.0, 10.0, 10.0));  // nothing probed
 }
 
 }  // namespace
