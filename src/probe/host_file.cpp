@@ -103,6 +103,17 @@ std::string host_machine_text(const ProbeResults& r, const std::vector<FittedCos
     if (r.info.pv_send_ipi) out += "# paravirtual IPIs: kvm_send_ipi_mask (an IPI send is a hypercall)\n";
     if (r.info.pv_tlb_flush) out += "# paravirtual TLB flush: KVM skips shootdown IPIs to preempted vCPUs\n";
     for (const std::string& m : r.info.mitigations) out += fmt::format("# mitigation: {}\n", m);
+    if (!r.placement.empty()) {
+        out += fmt::format(
+            "# placement: a line between CPUs {} and {} took {:.1f} ns in the cache-line step; the steps on "
+            "both CPUs were checked before and after:\n",
+            r.caller_cpu, r.target_cpu.value_or(0), r.pair_line_ns);
+        for (const PlacementCheck& c : r.placement) {
+            out += fmt::format("#   {}: {:.1f} / {:.1f} ns ({} attempt{}){}\n", c.what, c.before_ns, c.after_ns,
+                               c.attempts, c.attempts == 1 ? "" : "s",
+                               c.matched ? "" : ": another placement (the host moved the CPUs)");
+        }
+    }
     for (const Skipped& s : r.skipped) out += fmt::format("# skipped: {}: {}\n", s.what, s.why);
     out += "\n";
     toml::table root = host_machine_table(r);

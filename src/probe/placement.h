@@ -7,7 +7,6 @@
 // and retries a cell measured under another placement (docs/probe.md).
 #pragma once
 
-
 namespace ipisim::probe {
 
 // A short CAS ping-pong between CPUs a and b (cacheline.h): the median one-way latency of 5

@@ -14,6 +14,7 @@
 #include "probe/futex_wake.h"
 #include "probe/membarrier.h"
 #include "probe/page_fault.h"
+#include "probe/placement.h"
 #include "probe/realtime.h"
 
 namespace ipisim::probe {
@@ -87,18 +88,19 @@ public:
             return;
         }
         const int target = *r_.target_cpu;
-        step("membarrier IPI round trip", [&] { membarrier(target); });
-        step("pipe ping-pong across CPUs", [&] {
+        r_.pair_line_ns = pair_median_ns(r_.caller_cpu, target);
+        placed_step("membarrier IPI round trip", [&] { membarrier(target); });
+        placed_step("pipe ping-pong across CPUs", [&] {
             r_.pipe_cross_cpu_ns = summarize(pipe_ping_pong_ns(r_.caller_cpu, target, effort_.ops(5'000), effort_));
         });
-        step("futex wake-up by idle time", [&] {
+        placed_step("futex wake-up by idle time", [&] {
             const int wakes = effort_.wakes;
             for (const WakeByIdle& w :
                  futex_wake_by_idle(r_.caller_cpu, target, {10'000, 100'000, 1'000'000, 10'000'000}, wakes, effort_)) {
                 r_.futex_wake.push_back(WakeFigure{w.idle_ns, summarize(w.wake_ns)});
             }
         });
-        step("madvise + refault with a second thread (shootdown)", [&] { dontneed(target); });
+        placed_step("madvise + refault with a second thread (shootdown)", [&] { dontneed(target); });
     }
 
 private:
@@ -111,6 +113,43 @@ private:
         } catch (const std::exception& e) {
             skip(what, e.what());
         }
+    }
+
+    // The cache-line step's median for the pair (a, b), either order; 0 if it was not measured.
+    [[nodiscard]] double pair_median_ns(int a, int b) const {
+        for (const ClassLatency& c : r_.cacheline) {
+            for (size_t i = 0; i < c.pairs.size(); ++i) {
+                const auto [x, y] = c.pairs[i];
+                if ((x == a && y == b) || (x == b && y == a)) return c.pair_medians_ns[i];
+            }
+        }
+        return 0;
+    }
+
+    // A step on the caller and target CPUs, under the placement the cache-line step saw
+    // (placement.h): measured again, up to 3 times, while the pair's line latency just before or
+    // after it says the host moved the CPUs. A retry drops what the attempt before added.
+    void placed_step(const std::string& what, const std::function<void()>& fn) {
+        if (r_.pair_line_ns <= 0 || !r_.target_cpu) {
+            step(what, fn);
+            return;
+        }
+        constexpr int kAttempts = 3;
+        PlacementCheck check{what};
+        const size_t wakes = r_.futex_wake.size();
+        const size_t dontneeds = r_.dontneed.size();
+        const size_t skips = r_.skipped.size();
+        for (check.attempts = 1;; ++check.attempts) {
+            check.before_ns = pair_latency_ns(r_.caller_cpu, *r_.target_cpu);
+            step(what, fn);
+            check.after_ns = pair_latency_ns(r_.caller_cpu, *r_.target_cpu);
+            check.matched = same_placement(r_.pair_line_ns, check.before_ns, check.after_ns);
+            if (check.matched || check.attempts == kAttempts) break;
+            r_.futex_wake.resize(wakes);
+            r_.dontneed.resize(dontneeds);
+            r_.skipped.resize(skips);
+        }
+        r_.placement.push_back(check);
     }
 
     // A figure meant to include one IPI per operation that mostly did not send one (the other

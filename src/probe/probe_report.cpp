@@ -114,6 +114,16 @@ std::string render_probe_summary(const ProbeResults& r) {
         out += fmt::format("  {:<44} TLB {} / CAL {} per cycle\n", "  interrupts", per_op(d.tlb_per_op),
                            per_op(d.cal_per_op));
     }
+    if (!r.placement.empty()) {
+        out += fmt::format(
+            "\nplacement: a line between CPUs {} and {} took {:.1f} ns in the cache-line step; checked "
+            "before / after each step on both CPUs:\n",
+            r.caller_cpu, r.target_cpu.value_or(0), r.pair_line_ns);
+        for (const PlacementCheck& c : r.placement) {
+            out += fmt::format("  {:<52} {:.1f} / {:.1f} ns ({} attempt{}){}\n", c.what, c.before_ns, c.after_ns,
+                               c.attempts, c.attempts == 1 ? "" : "s", c.matched ? "" : ": another placement");
+        }
+    }
     if (r.skipped.empty()) {
         out += "\nskipped: nothing\n";
     } else {
@@ -186,6 +196,15 @@ nlohmann::ordered_json probe_json(const ProbeResults& r) {
         m["dontneed_refault"].push_back(dj);
     }
     j["measurements"] = m;
+    j["placement"] = nlohmann::ordered_json::array();
+    for (const PlacementCheck& c : r.placement) {
+        j["placement"].push_back({{"step", c.what},
+                                  {"pair_line_ns", r.pair_line_ns},
+                                  {"before_ns", c.before_ns},
+                                  {"after_ns", c.after_ns},
+                                  {"attempts", c.attempts},
+                                  {"same_placement", c.matched}});
+    }
     for (const Skipped& s : r.skipped) j["skipped"].push_back({{"what", s.what}, {"why", s.why}});
     if (r.skipped.empty()) j["skipped"] = nlohmann::ordered_json::array();
     return j;

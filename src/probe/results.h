@@ -21,6 +21,17 @@ struct Skipped {
     std::string why;   // "membarrier(MEMBARRIER_CMD_QUERY) failed: Function not implemented"
 };
 
+// A cross-CPU step's placement check (placement.h): the caller-target line latency just
+// before and after the step, against the cache-line step's median for that pair; the step is
+// measured again (up to 3 times) while they disagree.
+struct PlacementCheck {
+    std::string what;  // the step
+    double before_ns = 0;
+    double after_ns = 0;
+    int attempts = 1;
+    bool matched = false;
+};
+
 // One-way cache-line transfer latency of one distance class: every sample of every pair.
 struct ClassLatency {
     hw::DistanceClass distance = hw::DistanceClass::same_l3;
@@ -77,6 +88,11 @@ struct ProbeResults {
     std::vector<WakeFigure> futex_wake;
     Spread anon_fault_ns;  // per page
     std::vector<DontneedFigure> dontneed;
+
+    // The caller-target pair's line latency in the cache-line step (0: not measured), and the
+    // checks of the steps that ran on both CPUs.
+    double pair_line_ns = 0;
+    std::vector<PlacementCheck> placement;
 
     std::vector<Skipped> skipped;
 };
