@@ -51,7 +51,7 @@ std::vector<std::string> suggestions(std::string_view name, const std::vector<st
     for (size_t i = 0; i < known.size(); ++i) {
         if (known[i] == name) continue;
         const size_t d = edit_distance(name, known[i]);
-        if (d <= limit) {
+        if (d <= limit && d < name.size()) {  // rewriting the whole name is no typo ("b" for "a")
             close.push_back({d, i});
         } else if (name.size() >= 3 && starts_with_ignoring_case(known[i], name)) {
             close.push_back({limit + 1, i});

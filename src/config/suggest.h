@@ -15,7 +15,8 @@ namespace ipisim::config {
 // Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a substring).
 size_t edit_distance(std::string_view a, std::string_view b);
 
-// The known names within a third of the name's length (at least 1, at most 3 edits) of it,
+// The known names within a third of the name's length (at least 1, at most 3 edits, and fewer
+// than the name's length: "b" suggests nothing for "a") of it,
 // closest first (ties in the given order), at most three; a known name that starts with the
 // whole name ("seed000" for "seed000_rar") counts as close too. Empty if none is close.
 std::vector<std::string> suggestions(std::string_view name, const std::vector<std::string>& known);

@@ -2,16 +2,16 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "config/file_problem.h"
+#include "config/suggest.h"
 #include "config/units.h"
 
 namespace ipisim::config {
@@ -85,7 +85,12 @@ const toml::node* Table::find(std::string_view key) const {
     return table_->get(key);
 }
 
+void Table::ask(std::string_view key) const {
+    if (std::find(asked_.begin(), asked_.end(), key) == asked_.end()) asked_.emplace_back(key);
+}
+
 bool Table::has(std::string_view key) const {
+    ask(key);
     return find(key) != nullptr;
 }
 
@@ -121,6 +126,7 @@ void Table::fail_at(const toml::node& n, const std::string& key, const std::stri
 }
 
 const toml::node* Table::raw(std::string_view key) const {
+    ask(key);
     return find(key);
 }
 
@@ -129,6 +135,7 @@ void Table::mark_used(std::string_view key) {
 }
 
 const toml::node* Table::node_or_fail(std::string_view key) {
+    ask(key);
     const toml::node* n = find(key);
     if (n == nullptr) fail(key, "required key is missing");
     used_.emplace(key);
@@ -314,7 +321,12 @@ void Table::finish() const {
     for (const Substitute& s : substitutes_) {
         if (!table_->contains(s.key)) consider(s.key, *s.node);
     }
-    if (first != nullptr) fail_at(*first, dotted(first_key), "unknown key");
+    if (first == nullptr) return;
+    std::vector<std::string> known;
+    for (const std::string& k : asked_) {
+        if (k != first_key) known.push_back(k);
+    }
+    fail_at(*first, dotted(first_key), "unknown key" + did_you_mean(first_key, known));
 }
 
 std::string Document::read_text(const std::string& path) {

@@ -105,6 +105,10 @@ private:
     std::string path_;
     std::vector<Substitute> substitutes_;
     std::set<std::string, std::less<>> used_;
+    // Every key the reader asked for (present or not), in the order first asked: the known
+    // keys, which finish() suggests for an unknown one.
+    mutable std::vector<std::string> asked_;
+    void ask(std::string_view key) const;
 };
 
 // A parsed TOML file; keeps the tree alive for the Tables that view it.

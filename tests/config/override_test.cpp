@@ -105,7 +105,7 @@ TEST(Override, an_unknown_table_it_adds_is_reported_as_from_set) {
     doc.apply_override("parms.cpus=3");
     Table root = doc.root();
     root.table("params");
-    EXPECT_EQ(error_of([&] { root.finish(); }), "--set: parms: unknown key");
+    EXPECT_EQ(error_of([&] { root.finish(); }), "--set: parms: unknown key (did you mean params?)");
 }
 
 TEST(Override, a_bad_unit_in_an_overridden_value_names_set) {

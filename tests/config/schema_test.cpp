@@ -79,7 +79,7 @@ TEST(Schema, a_choice_maps_its_name_to_the_enum) {
 
 TEST(Schema, a_missing_required_key_and_an_unknown_key_are_located_errors) {
     EXPECT_EQ(error_of("mode = \"threads\"\n"), "t.toml:1: threads: required key is missing");
-    EXPECT_EQ(error_of("threads = 1\nthread = 2\n"), "t.toml:2: thread: unknown key");
+    EXPECT_EQ(error_of("threads = 1\nthread = 2\n"), "t.toml:2: thread: unknown key (did you mean threads?)");
 }
 
 TEST(Schema, nan_and_infinity_are_not_numbers_in_range) {

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "config/error.h"
+#include "config/table.h"
+
 using namespace ipisim::config;
 
 namespace {
@@ -23,6 +26,24 @@ TEST(Suggest, a_misspelt_subcommand_gets_the_closest_known_one) {
     EXPECT_EQ(did_you_mean("reprodcue", commands), " (did you mean reproduce?)");
     EXPECT_EQ(did_you_mean("rport", commands), " (did you mean report?)");
     EXPECT_EQ(did_you_mean("frobnicate", commands), "");
+    // Rewriting as many letters as the name has is not a typo: a one-letter name gets nothing.
+    EXPECT_EQ(did_you_mean("b", {"a", "ab"}), "");
+    EXPECT_EQ(did_you_mean("cpus", {"cpu", "clock"}), " (did you mean cpu?)");
+}
+
+// An unknown key in a strictly read table suggests the keys its reader asked for (present or
+// not): [kernel] skew_tik -> skew_tick.
+TEST(Suggest, an_unknown_key_names_the_closest_key_the_reader_asked_for) {
+    Document doc = Document::parse("threads = 1\nskew_tik = true\n", "k.toml");
+    Table t = doc.root();
+    t.get<int64_t>("threads");
+    EXPECT_FALSE(t.get_optional<bool>("skew_tick").has_value());
+    try {
+        t.finish();
+        FAIL() << "no error";
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(std::string(e.what()), "k.toml:2: skew_tik: unknown key (did you mean skew_tick?)");
+    }
 }
 
 TEST(Suggest, a_prefix_of_a_known_name_suggests_it_and_at_most_three_are_given) {
