@@ -26,23 +26,14 @@ namespace ipisim::cli {
 
 namespace {
 
-// The line latency between the tasks' first two CPUs (probe/placement.h): probed, and checked
-// before and after the cell's native run; a multi-task cell is rerun while they disagree.
-struct Placement {
-    int cpu_a = 0;
-    int cpu_b = 0;
-    double probed_ns = 0;
-    double before_ns = 0;
-    double after_ns = 0;
-    uint32_t attempts = 1;
-};
-
 struct Cell {
     probe::TaskMode mode;
     uint32_t tasks;
     probe::NativeTlbFlush2Result native;
     ModelTlbFlush2 model;
-    std::optional<Placement> placement;  // multi-task cells on a host with a probed pair
+    // Multi-task cells on a host with a probed pair: the line latency of the tasks' first two
+    // CPUs, probed and checked around the native run (rerun while they disagree).
+    std::optional<probe::PlacementCheck> placement;
 };
 
 // The probed machine file, checked before any work; a missing one says how to make it.
@@ -88,13 +79,7 @@ std::vector<CellFigures> figures(const std::vector<Cell>& cells) {
         if (share.n > 0) f.cpu_share = share.median;
         f.measured_ipis_per_loop = c.native.tlb_per_loop;
         f.model_ipis_per_loop = c.model.ipis_per_loop;
-        if (c.placement) {
-            f.probed_line_ns = c.placement->probed_ns;
-            f.line_before_ns = c.placement->before_ns;
-            f.line_after_ns = c.placement->after_ns;
-            f.attempts = c.placement->attempts;
-            f.pair = fmt::format("CPUs {} and {}", c.placement->cpu_a, c.placement->cpu_b);
-        }
+        f.placement = c.placement;
         out.push_back(std::move(f));
     }
     return out;
@@ -135,12 +120,10 @@ std::string render(const std::vector<Cell>& cells) {
     std::string checks;
     for (const Cell& c : cells) {
         if (!c.placement) continue;
-        const Placement& p = *c.placement;
-        checks += fmt::format(
-            "  {} x{}: CPU {} <-> {} {:.1f} ns probed, {:.1f} / {:.1f} ns before / after ({} attempt{}){}\n",
-            probe::to_string(c.mode), c.tasks, p.cpu_a, p.cpu_b, p.probed_ns, p.before_ns, p.after_ns, p.attempts,
-            p.attempts == 1 ? "" : "s",
-            probe::same_placement(p.probed_ns, p.before_ns, p.after_ns) ? "" : ": another placement");
+        const probe::PlacementCheck& p = *c.placement;
+        checks += fmt::format("  {} x{}: CPU {} <-> {} {:.1f} ns probed, {:.1f} / {:.1f} ns before / after ({}){}\n",
+                              probe::to_string(c.mode), c.tasks, p.cpu_a, p.cpu_b, p.probed_ns, p.before_ns, p.after_ns,
+                              probe::attempts_text(p.attempts), p.matched() ? "" : ": another placement");
     }
     if (!checks.empty())
         out += "\ncache-line latency of the tasks' first two CPUs (the host's placement of them):\n" + checks;
@@ -165,16 +148,13 @@ nlohmann::ordered_json cells_json(const std::vector<Cell>& cells) {
               c.native.tlb_per_loop ? nlohmann::ordered_json(*c.native.tlb_per_loop) : nlohmann::ordered_json(nullptr)},
              {"measured_cal_per_loop",
               c.native.cal_per_loop ? nlohmann::ordered_json(*c.native.cal_per_loop) : nlohmann::ordered_json(nullptr)},
-             {"placement",
-              c.placement ? nlohmann::ordered_json{{"cpus", {c.placement->cpu_a, c.placement->cpu_b}},
-                                                   {"probed_line_ns", c.placement->probed_ns},
-                                                   {"before_line_ns", c.placement->before_ns},
-                                                   {"after_line_ns", c.placement->after_ns},
-                                                   {"attempts", c.placement->attempts},
-                                                   {"same_placement", probe::same_placement(c.placement->probed_ns,
-                                                                                            c.placement->before_ns,
-                                                                                            c.placement->after_ns)}}
-                          : nlohmann::ordered_json(nullptr)},
+             {"placement", c.placement ? nlohmann::ordered_json{{"cpus", {c.placement->cpu_a, c.placement->cpu_b}},
+                                                                {"probed_line_ns", c.placement->probed_ns},
+                                                                {"before_line_ns", c.placement->before_ns},
+                                                                {"after_line_ns", c.placement->after_ns},
+                                                                {"attempts", c.placement->attempts},
+                                                                {"same_placement", c.placement->matched()}}
+                                       : nlohmann::ordered_json(nullptr)},
              {"model_loops_per_sec", c.model.loops_per_sec},
              {"model_ipis_per_loop", c.model.ipis_per_loop},
              {"model_tlb_invalidation_share", c.model.tlb_invalidation_share},
@@ -224,32 +204,25 @@ int validate_host_command(const ValidateHostArgs& args) {
             o.windows = args.quick ? 3 : 5;
             fmt::print(stderr, "validate: native tlb_flush2 {} x{}\n", probe::to_string(mode), t);
             Cell c{mode, t, {}, {}, std::nullopt};
-            // A multi-task cell is measured under the placement host.toml was probed at, or
-            // rerun (up to max_attempts) while the line latency of its first pair says otherwise.
-            std::optional<Placement> pl;
-            if (t >= 2) {
-                const int a = o.cpus[0];
-                const int b = o.cpus[1];
-                const sim::Picos probed = machine.coherence.transfer.at(topo.distance(a, b));
-                if (probed > sim::Picos::zero()) pl = Placement{a, b, probed.ns(), 0, 0, 0};
-            }
-            const uint32_t max_attempts = args.quick ? 2 : 3;
-            for (;;) {
-                if (pl) pl->before_ns = probe::pair_latency_ns(pl->cpu_a, pl->cpu_b);
+            const auto measure = [&c, &o] {
                 c.native = probe::run_native_tlb_flush2(o);
                 if (!c.native.failure.empty()) throw std::runtime_error("native tlb_flush2: " + c.native.failure);
-                if (!pl) break;
-                pl->after_ns = probe::pair_latency_ns(pl->cpu_a, pl->cpu_b);
-                ++pl->attempts;
-                if (probe::same_placement(pl->probed_ns, pl->before_ns, pl->after_ns) || pl->attempts >= max_attempts) {
-                    break;
-                }
-                fmt::print(stderr,
-                           "validate: line CPU {} <-> {} {:.1f} ns before, {:.1f} ns after, {:.1f} ns probed: the host "
-                           "moved the CPUs; measuring again\n",
-                           pl->cpu_a, pl->cpu_b, pl->before_ns, pl->after_ns, pl->probed_ns);
+            };
+            // A multi-task cell is measured under the placement host.toml was probed at, or
+            // rerun (up to 3 times, 2 quick) while the line latency of its first pair says otherwise.
+            const sim::Picos probed =
+                t >= 2 ? machine.coherence.transfer.at(topo.distance(o.cpus[0], o.cpus[1])) : sim::Picos::zero();
+            if (probed > sim::Picos::zero()) {
+                c.placement = probe::measure_at_placement(
+                    o.cpus[0], o.cpus[1], probed.ns(), args.quick ? 2 : 3, measure, [](const probe::PlacementCheck& p) {
+                        fmt::print(stderr,
+                                   "validate: line CPU {} <-> {} {:.1f} ns before, {:.1f} ns after, {:.1f} ns probed: "
+                                   "the host moved the CPUs; measuring again\n",
+                                   p.cpu_a, p.cpu_b, p.before_ns, p.after_ns, p.probed_ns);
+                    });
+            } else {
+                measure();
             }
-            c.placement = pl;
             cells.push_back(std::move(c));
         }
     }

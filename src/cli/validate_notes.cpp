@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "probe/placement.h"
-
 namespace ipisim::cli {
 
 namespace {
@@ -30,14 +28,13 @@ std::vector<std::string> validate_notes(const std::vector<CellFigures>& cells) {
                 "priority on an otherwise idle machine)",
                 cell, *c.measured_ipis_per_loop, c.model_ipis_per_loop));
         }
-        if (c.probed_line_ns && c.line_before_ns && c.line_after_ns &&
-            !probe::same_placement(*c.probed_line_ns, *c.line_before_ns, *c.line_after_ns)) {
+        if (c.placement && !c.placement->matched()) {
+            const probe::PlacementCheck& p = *c.placement;
             notes.push_back(fmt::format(
-                "{}: a cache line between {} took {:.1f} ns before and {:.1f} ns after the measurement ({} "
-                "attempt{}), {:.1f} ns when probed: the host placed the CPUs differently (a VM's vCPUs moved), so this "
-                "cell measured other hardware than host.toml describes",
-                cell, c.pair, *c.line_before_ns, *c.line_after_ns, c.attempts, c.attempts == 1 ? "" : "s",
-                *c.probed_line_ns));
+                "{}: a cache line between CPUs {} and {} took {:.1f} ns before and {:.1f} ns after the measurement "
+                "({}), {:.1f} ns when probed: the host placed the CPUs differently (a VM's vCPUs moved), so "
+                "this cell measured other hardware than host.toml describes",
+                cell, p.cpu_a, p.cpu_b, p.before_ns, p.after_ns, probe::attempts_text(p.attempts), p.probed_ns));
         }
         if (c.cpu_share && *c.cpu_share < kMinCpuShare) {
             notes.push_back(fmt::format(

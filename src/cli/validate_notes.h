@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "probe/placement.h"
+
 namespace ipisim::cli {
 
 struct CellFigures {
@@ -20,12 +22,8 @@ struct CellFigures {
     std::optional<double> measured_ipis_per_loop;  // /proc/interrupts "TLB" per loop
     double model_ipis_per_loop = 0;
     // The line latency between the tasks' first two CPUs: probed (host.toml), and checked just
-    // before and after the cell's measurement (multi-task cells), over `attempts` tries.
-    std::optional<double> probed_line_ns;
-    std::optional<double> line_before_ns;
-    std::optional<double> line_after_ns;
-    uint32_t attempts = 1;
-    std::string pair;  // "CPUs 0 and 1"
+    // before and after the cell's measurement (multi-task cells).
+    std::optional<probe::PlacementCheck> placement;
 };
 
 // One line per problem, in cell order; empty when every cell measured what the model computes.

@@ -108,10 +108,9 @@ std::string host_machine_text(const ProbeResults& r, const std::vector<FittedCos
             "# placement: a line between CPUs {} and {} took {:.1f} ns in the cache-line step; the steps on "
             "both CPUs were checked before and after:\n",
             r.caller_cpu, r.target_cpu.value_or(0), r.pair_line_ns);
-        for (const PlacementCheck& c : r.placement) {
-            out += fmt::format("#   {}: {:.1f} / {:.1f} ns ({} attempt{}){}\n", c.what, c.before_ns, c.after_ns,
-                               c.attempts, c.attempts == 1 ? "" : "s",
-                               c.matched ? "" : ": another placement (the host moved the CPUs)");
+        for (const StepPlacement& s : r.placement) {
+            out += fmt::format("#   {}: {}{}\n", s.what, check_text(s.check),
+                               s.check.matched() ? "" : ": another placement (the host moved the CPUs)");
         }
     }
     for (const Skipped& s : r.skipped) out += fmt::format("# skipped: {}: {}\n", s.what, s.why);

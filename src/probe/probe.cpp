@@ -135,21 +135,17 @@ private:
             return;
         }
         constexpr int kAttempts = 3;
-        PlacementCheck check{what};
         const size_t wakes = r_.futex_wake.size();
         const size_t dontneeds = r_.dontneed.size();
         const size_t skips = r_.skipped.size();
-        for (check.attempts = 1;; ++check.attempts) {
-            check.before_ns = pair_latency_ns(r_.caller_cpu, *r_.target_cpu);
-            step(what, fn);
-            check.after_ns = pair_latency_ns(r_.caller_cpu, *r_.target_cpu);
-            check.matched = same_placement(r_.pair_line_ns, check.before_ns, check.after_ns);
-            if (check.matched || check.attempts == kAttempts) break;
-            r_.futex_wake.resize(wakes);
-            r_.dontneed.resize(dontneeds);
-            r_.skipped.resize(skips);
-        }
-        r_.placement.push_back(check);
+        const PlacementCheck check = measure_at_placement(
+            r_.caller_cpu, *r_.target_cpu, r_.pair_line_ns, kAttempts, [&] { step(what, fn); },
+            [&](const PlacementCheck&) {
+                r_.futex_wake.resize(wakes);
+                r_.dontneed.resize(dontneeds);
+                r_.skipped.resize(skips);
+            });
+        r_.placement.push_back(StepPlacement{what, check});
     }
 
     // A figure meant to include one IPI per operation that mostly did not send one (the other

@@ -119,9 +119,9 @@ std::string render_probe_summary(const ProbeResults& r) {
             "\nplacement: a line between CPUs {} and {} took {:.1f} ns in the cache-line step; checked "
             "before / after each step on both CPUs:\n",
             r.caller_cpu, r.target_cpu.value_or(0), r.pair_line_ns);
-        for (const PlacementCheck& c : r.placement) {
-            out += fmt::format("  {:<52} {:.1f} / {:.1f} ns ({} attempt{}){}\n", c.what, c.before_ns, c.after_ns,
-                               c.attempts, c.attempts == 1 ? "" : "s", c.matched ? "" : ": another placement");
+        for (const StepPlacement& s : r.placement) {
+            out += fmt::format("  {:<52} {}{}\n", s.what, check_text(s.check),
+                               s.check.matched() ? "" : ": another placement");
         }
     }
     if (r.skipped.empty()) {
@@ -197,13 +197,13 @@ nlohmann::ordered_json probe_json(const ProbeResults& r) {
     }
     j["measurements"] = m;
     j["placement"] = nlohmann::ordered_json::array();
-    for (const PlacementCheck& c : r.placement) {
-        j["placement"].push_back({{"step", c.what},
+    for (const StepPlacement& s : r.placement) {
+        j["placement"].push_back({{"step", s.what},
                                   {"pair_line_ns", r.pair_line_ns},
-                                  {"before_ns", c.before_ns},
-                                  {"after_ns", c.after_ns},
-                                  {"attempts", c.attempts},
-                                  {"same_placement", c.matched}});
+                                  {"before_ns", s.check.before_ns},
+                                  {"after_ns", s.check.after_ns},
+                                  {"attempts", s.check.attempts},
+                                  {"same_placement", s.check.matched()}});
     }
     for (const Skipped& s : r.skipped) j["skipped"].push_back({{"what", s.what}, {"why", s.why}});
     if (r.skipped.empty()) j["skipped"] = nlohmann::ordered_json::array();

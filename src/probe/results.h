@@ -12,6 +12,7 @@
 #include "probe/cpuidle.h"
 #include "probe/host_info.h"
 #include "probe/host_topology.h"
+#include "probe/placement.h"
 #include "probe/summary.h"
 
 namespace ipisim::probe {
@@ -24,12 +25,9 @@ struct Skipped {
 // A cross-CPU step's placement check (placement.h): the caller-target line latency just
 // before and after the step, against the cache-line step's median for that pair; the step is
 // measured again (up to 3 times) while they disagree.
-struct PlacementCheck {
+struct StepPlacement {
     std::string what;  // the step
-    double before_ns = 0;
-    double after_ns = 0;
-    int attempts = 1;
-    bool matched = false;
+    PlacementCheck check;
 };
 
 // One-way cache-line transfer latency of one distance class: every sample of every pair.
@@ -92,7 +90,7 @@ struct ProbeResults {
     // The caller-target pair's line latency in the cache-line step (0: not measured), and the
     // checks of the steps that ran on both CPUs.
     double pair_line_ns = 0;
-    std::vector<PlacementCheck> placement;
+    std::vector<StepPlacement> placement;
 
     std::vector<Skipped> skipped;
 };

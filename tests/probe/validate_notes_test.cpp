@@ -19,13 +19,9 @@ CellFigures cell(const std::string& mode, uint32_t tasks, std::optional<double> 
     return c;
 }
 
-CellFigures placed(double probed, double before, double after, uint32_t attempts) {
+CellFigures placed(double probed, double before, double after, int attempts) {
     CellFigures c = cell("threads", 2, 0.95, 1.0, 1.0);
-    c.probed_line_ns = probed;
-    c.line_before_ns = before;
-    c.line_after_ns = after;
-    c.attempts = attempts;
-    c.pair = "CPUs 0 and 1";
+    c.placement = probe::PlacementCheck{0, 1, probed, before, after, attempts};
     return c;
 }
 
