@@ -57,6 +57,10 @@ struct CoherenceSpec {
     sim::Picos memory_local;    // line cached nowhere, home node in the requester's package
     sim::Picos memory_remote;   // line cached nowhere, home node in another package (= local on one package)
     sim::Picos line_occupancy;  // time a line is busy per transaction (serializes requests)
+    // L1D misses one CPU keeps in flight (Intel line fill buffers, AMD miss address buffers):
+    // how many lines an out-of-order core fetches at once ahead of a loop of independent
+    // loads (hw/coherence/read_ahead.h). 1: no memory-level parallelism.
+    uint32_t fill_buffers = 1;
 };
 
 // [cpu]: costs of kernel-entry-level operations on one CPU.

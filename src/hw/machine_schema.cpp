@@ -71,6 +71,12 @@ const config::Schema<CoherenceKeys>& coherence_schema() {
         c.param("line_occupancy", &CoherenceKeys::line_occupancy,
                 "time a line is busy per transaction (serializes requests to it)")
             .cost();
+        c.param("fill_buffers", &CoherenceKeys::fill_buffers,
+                "L1D misses one CPU keeps in flight (line fill buffers): lines fetched at once ahead of a loop of "
+                "independent loads; 1: none ahead")
+            .at_least(1)
+            .at_most(64)
+            .cost();
         return c;
     }();
     return s;

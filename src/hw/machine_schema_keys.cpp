@@ -43,6 +43,7 @@ CoherenceKeys coherence_keys(const CoherenceSpec& c) {
     k.memory_local = c.memory_local;
     k.memory_remote = c.memory_remote;
     k.line_occupancy = c.line_occupancy;
+    k.fill_buffers = c.fill_buffers;
     return k;
 }
 
@@ -60,6 +61,7 @@ CoherenceSpec coherence_spec(const CoherenceKeys& k, bool multi_package) {
     // One package: no line is homed remotely; a remote miss costs what a local one does.
     c.memory_remote = multi_package ? k.memory_remote : k.memory_local;
     c.line_occupancy = k.line_occupancy;
+    c.fill_buffers = k.fill_buffers;
     return c;
 }
 

@@ -160,6 +160,10 @@ toml::table HostValues::coherence() const {
     t.insert_or_assign("memory_local", assumed_ns(100, 70, 150, "local DRAM idle load latency (not measured)"));
     t.insert_or_assign("line_occupancy",
                        assumed_ns(5, 0, 20, "L3/directory occupancy per transaction (not measurable from user space)"));
+    t.insert_or_assign("fill_buffers",
+                       marked_int(12, 10, 24,
+                                  "L1D misses in flight per core (line fill buffers / miss address buffers): not "
+                                  "measured; range: Skylake's 10-12 to Zen 3's 24"));
     return t;
 }
 

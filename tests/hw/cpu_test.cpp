@@ -181,6 +181,7 @@ l1_hit = "1 ns"
 smt = "10 ns"
 memory_local = "100 ns"
 line_occupancy = "0 ns"
+fill_buffers = 1
 [cpu]
 irq_entry = "200 ns"
 irq_exit = "100 ns"

@@ -6,6 +6,14 @@
 
 namespace ipisim::hw {
 
+CoherenceProtocol::CoherenceProtocol(sim::Engine& eng, const Topology& topo, const CoherenceSpec& spec)
+    : eng_(eng),
+      topo_(topo),
+      spec_(spec),
+      ahead_(spec.fill_buffers > 1 ? spec.fill_buffers - 1 : 0),
+      fills_(static_cast<size_t>(topo.nr_cpus()) * ahead_),
+      fill_count_(ahead_ > 0 ? topo.nr_cpus() : 0, 0) {}
+
 sim::Picos CoherenceProtocol::leg(CpuId r, CpuId h, uint32_t home_node) const {
     const DistanceClass d = topo_.distance(r, h);
     sim::Picos t = spec_.transfer.at(d);
@@ -19,9 +27,37 @@ sim::Picos CoherenceProtocol::memory(CpuId cpu, uint32_t home_node) const {
     return topo_.package_of_node(home_node) == topo_.package_of(cpu) ? spec_.memory_local : spec_.memory_remote;
 }
 
-sim::Picos CoherenceProtocol::hit(CacheLine& line) {
+sim::Picos CoherenceProtocol::hit(CpuId cpu, CacheLine& line) {
     line.count_hit();
+    if (ahead_ == 0 || fill_count_[cpu] == 0) return spec_.l1_hit;
+    // The line may still be on its way: the access merges into its fill buffer.
+    const sim::Picos now = eng_.now();
+    const Fill* f = &fills_[static_cast<size_t>(cpu) * ahead_];
+    for (const Fill* end = f + fill_count_[cpu]; f != end; ++f) {
+        if (f->line == line.id() && f->arrival > now) return std::max(spec_.l1_hit, f->arrival - now);
+    }
     return spec_.l1_hit;
+}
+
+uint32_t CoherenceProtocol::retire_fills(CpuId cpu) {
+    const sim::Picos now = eng_.now();
+    Fill* first = &fills_[static_cast<size_t>(cpu) * ahead_];
+    Fill* kept = std::remove_if(first, first + fill_count_[cpu], [now](const Fill& f) { return f.arrival <= now; });
+    fill_count_[cpu] = static_cast<uint8_t>(kept - first);
+    return fill_count_[cpu];
+}
+
+uint32_t CoherenceProtocol::fills_in_flight(CpuId cpu) {
+    return ahead_ == 0 ? 0 : retire_fills(cpu);
+}
+
+bool CoherenceProtocol::prefetch_read(CpuId cpu, CacheLine& line) {
+    if (line.holds(cpu)) return true;
+    if (ahead_ == 0 || retire_fills(cpu) == ahead_) return false;
+    const sim::Picos wait = reserve_read(cpu, line);
+    fills_[(static_cast<size_t>(cpu) * ahead_) + fill_count_[cpu]] = Fill{line.id(), eng_.now() + wait};
+    ++fill_count_[cpu];
+    return true;
 }
 
 sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost) {
@@ -52,7 +88,7 @@ sim::Picos CoherenceProtocol::pipelined(CacheLine& line, sim::Picos cost) {
 }
 
 sim::Picos CoherenceProtocol::reserve_read(CpuId cpu, CacheLine& line) {
-    if (line.holds(cpu)) return hit(line);
+    if (line.holds(cpu)) return hit(cpu, line);
     LineStats& s = line.miss_stats();
     sim::Picos cost;
     const CpuId owner = line.owner();
@@ -76,7 +112,7 @@ sim::Picos CoherenceProtocol::reserve_read(CpuId cpu, CacheLine& line) {
 }
 
 sim::Picos CoherenceProtocol::reserve_write(CpuId cpu, CacheLine& line) {
-    if (line.exclusive(cpu)) return hit(line);
+    if (line.exclusive(cpu)) return hit(cpu, line);
     LineStats& s = line.miss_stats();
     sim::Picos cost;
     const CpuId owner = line.owner();

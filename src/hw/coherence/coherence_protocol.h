@@ -36,9 +36,19 @@
 //     write wakes the line's spinners, when it completes. Hits do not look at busy_until: a
 //     transaction queued by another CPU that would conflict with a hit has already taken the
 //     hitting CPU's copy away at its reservation, so a CPU that still holds a copy is ordered
-//     after nothing pending that changes the value. (This assumes one access in flight per
-//     CPU, which holds because accesses are masked and a CPU runs one context at a time.)
+//     after nothing pending that changes the value.
+//   * Fills in flight (memory-level parallelism): besides the one access it waits on, a CPU
+//     may have read misses outstanding that its out-of-order window issued ahead of program
+//     order (prefetch_read, up to C.fill_buffers - 1 of them; hw/coherence/read_ahead.h). Such
+//     a read is reserved like any other (the CPU becomes a holder then); an access by the same
+//     CPU to that line before the data is back is a hit that waits for the fill (the load
+//     merges into the fill buffer), and a write by it queues behind the read on the line. A
+//     write by another CPU meanwhile invalidates the copy as usual, so the CPU's access in
+//     program order misses again and sees the new value (the memory-ordering machine clear
+//     of an x86 core whose early load was snooped).
 #pragma once
+
+#include <vector>
 
 #include "hw/coherence/cache_line.h"
 #include "hw/machine.h"
@@ -49,14 +59,21 @@ namespace ipisim::hw {
 
 class CoherenceProtocol {
 public:
-    CoherenceProtocol(sim::Engine& eng, const Topology& topo, const CoherenceSpec& spec)
-        : eng_(eng), topo_(topo), spec_(spec) {}
+    CoherenceProtocol(sim::Engine& eng, const Topology& topo, const CoherenceSpec& spec);
 
     // Reserve a load / a write (store or RMW) by `cpu` on `line` at the current time, update
     // the line's state and statistics, and return how long the requester waits from now
     // (zero when an L1 hit is free).
     sim::Picos reserve_read(CpuId cpu, CacheLine& line);
     sim::Picos reserve_write(CpuId cpu, CacheLine& line);
+
+    // A read miss issued ahead of program order: reserved now, the data in `cpu`'s L1 when its
+    // transaction completes. Nothing to do (true) when `cpu` holds the line already; false,
+    // and nothing reserved, when every fill buffer of `cpu` but the one its program-order
+    // access needs is in flight.
+    bool prefetch_read(CpuId cpu, CacheLine& line);
+    // Read misses of `cpu` issued ahead and not yet complete.
+    [[nodiscard]] uint32_t fills_in_flight(CpuId cpu);
 
     // One cache-to-cache leg from holder h to requester r for a line homed on `home_node`.
     [[nodiscard]] sim::Picos leg(CpuId r, CpuId h, uint32_t home_node) const;
@@ -67,13 +84,24 @@ public:
     [[nodiscard]] const CoherenceSpec& spec() const { return spec_; }
 
 private:
-    sim::Picos hit(CacheLine& line);
+    // An outstanding read miss issued ahead: its line and when its data arrives.
+    struct Fill {
+        uint32_t line;
+        sim::Picos arrival;
+    };
+
+    sim::Picos hit(CpuId cpu, CacheLine& line);
+    // Drops the fills of `cpu` that have arrived; returns how many are still in flight.
+    uint32_t retire_fills(CpuId cpu);
     sim::Picos serialize(CacheLine& line, sim::Picos cost);
     sim::Picos pipelined(CacheLine& line, sim::Picos cost);
 
     sim::Engine& eng_;
     const Topology& topo_;
     const CoherenceSpec& spec_;
+    uint32_t ahead_;           // fill buffers usable ahead of program order: fill_buffers - 1
+    std::vector<Fill> fills_;  // cpu x ahead_ slots, the first fill_count_[cpu] in use
+    std::vector<uint8_t> fill_count_;
 };
 
 }  // namespace ipisim::hw

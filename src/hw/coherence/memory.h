@@ -106,6 +106,12 @@ public:
         return {eng_, protocol_, cpu, v, AccessOp::fetch_and, ~(uint64_t{1} << nr)};
     }
 
+    // A read of v issued ahead of program order by `cpu`'s out-of-order window (no wait, no
+    // value: the access in program order gets both; coherence_protocol.h). False when no fill
+    // buffer is free. Use hw::ReadAhead, which decides what the window reaches.
+    bool prefetch(CpuId cpu, SimVar& v) { return protocol_.prefetch_read(cpu, v.line()); }
+    [[nodiscard]] uint32_t fills_in_flight(CpuId cpu) { return protocol_.fills_in_flight(cpu); }
+
     // --- spinning ---
     // Sleeps until a write to v's line completes. Interruptible unless the process is masked:
     // Wake.notified() after a write, Wake.interrupted() (with the irq) after an interrupt.

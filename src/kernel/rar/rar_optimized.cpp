@@ -49,6 +49,8 @@ public:
             rar_pending_.push_back(&v);
             apic_cpu_mask_.emplace_back(p.nr_cpus());
         }
+        pass_.resize(p.nr_cpus());
+        claim_predictor_.resize(p.nr_cpus());
     }
 
     sim::Task<> send_and_wait(Cpu& self, uint32_t payload_nr, CpuMask& dest_mask,
@@ -57,21 +59,40 @@ public:
         CpuMask& apic_mask = apic_cpu_mask_[self.id()];
         apic_mask.clear_all();
         bool first = true;
+        std::vector<CpuId>& pass = pass_[self.id()];
         do {
             if (!first) ++stats.loop_backs;
             first = false;
+            pass.clear();
             for (const CpuId cpu : order) {
-                if (!dest_mask.test(cpu)) continue;
-                // Track the CPUs that have no RAR pending (yet).
-                const bool mine = co_await get_rar_pending(self, cpu);
-                if (mine) apic_mask.set(cpu);
+                if (dest_mask.test(cpu)) pass.push_back(cpu);
+            }
+            // Track the CPUs that have no RAR pending (yet). The loads of rar_pending run ahead
+            // (read_ahead.h) unless the claim, a locked cmpxchg, is predicted.
+            hw::ReadAhead claims(
+                rar().mem(), self.id(), pass.size(),
+                [this, &pass](size_t i) -> hw::SimVar& { return *rar_pending_[pass[i]]; }, claim_predictor_[self.id()]);
+            for (size_t i = 0; i < pass.size(); ++i) {
+                claims.before(i);
+                const Claim c = co_await get_rar_pending(self, pass[i]);
+                if (c.mine) apic_mask.set(pass[i]);
+                claims.after(i, c.tried);
             }
             // Send a message to the CPUs not processing RARs yet.
             co_await rar().native_send_rar_ipi(self, apic_mask);
 
-            for (const CpuId cpu : order) {
-                if (!dest_mask.test(cpu)) continue;
-                const uint8_t status = co_await wait_for_action_done(self, payload_nr, cpu);
+            hw::ReadAhead waits(
+                rar().mem(), self.id(), pass.size(),
+                [this, payload_nr, &pass](size_t i) -> hw::SimVar& {
+                    return rar().hardware().action_word(pass[i], payload_nr);
+                },
+                rar().wait_predictor(self.id()));
+            for (size_t i = 0; i < pass.size(); ++i) {
+                const CpuId cpu = pass[i];
+                waits.before(i);
+                bool spun = false;
+                const uint8_t status = co_await wait_for_action_done(self, payload_nr, cpu, spun);
+                waits.after(i, spun);
                 if (status == hw::kRarSuccess) {
                     co_await release_rar_pending(self, cpu);
                     dest_mask.clear(cpu);
@@ -82,23 +103,28 @@ public:
     }
 
 private:
-    // Is this_cpu the one that needs to send a RAR to target_cpu?
-    sim::Task<bool> get_rar_pending(Cpu& self, CpuId target_cpu) {
+    // get_rar_pending(): is this_cpu the one that needs to send a RAR to target_cpu (mine)?
+    // `tried`: the cmpxchg ran (rar_pending read -1).
+    struct Claim {
+        bool tried = false;
+        bool mine = false;
+    };
+    sim::Task<Claim> get_rar_pending(Cpu& self, CpuId target_cpu) {
         RarCallStats& stats = rar().stats();
         hw::SimVar& pending = *rar_pending_[target_cpu];
         const uint64_t owner = co_await rar().mem().load(self.id(), pending);
         if (owner != kNoRarPending) {
             ++stats.claims_lost;  // another CPU is flushing this CPU already
-            co_return false;
+            co_return Claim{};
         }
         const uint64_t old = co_await rar().mem().cmpxchg(self.id(), pending, kNoRarPending, self.id());
         wake_action_spinners(target_cpu);
         if (old != kNoRarPending) {
             ++stats.claims_lost;
-            co_return false;
+            co_return Claim{true, false};
         }
         ++stats.claims;
-        co_return true;
+        co_return Claim{true, true};
     }
 
     // If this_cpu sent the RAR to target_cpu, clear rar_pending.
@@ -113,7 +139,8 @@ private:
 
     // The patched wait_for_action_done(): returns the status, PENDING when the target's
     // rar_pending reads -1 while the request is still unprocessed.
-    sim::Task<uint8_t> wait_for_action_done(Cpu& self, uint32_t payload_nr, CpuId target_cpu) {
+    // `spun`: whether the first look found the byte PENDING.
+    sim::Task<uint8_t> wait_for_action_done(Cpu& self, uint32_t payload_nr, CpuId target_cpu, bool& spun) {
         static const uint32_t label = hw::profile_label("wait_for_action_done", hw::LabelCategory::tlb_invalidation);
         auto scope = self.function(label, hw::Activity::spin);
         RarCallStats& stats = rar().stats();
@@ -124,6 +151,7 @@ private:
         hw::SimVar& pending = *rar_pending_[target_cpu];
         uint8_t status = hw::Rar::action_byte(co_await mem.load(me, action), payload_nr);
         IPISIM_CHECK_HOOK(wait_begin(me, action));
+        spun = status == hw::kRarPending;
         while (status == hw::kRarPending) {
             // cpu_relax(): nothing changes until one of the two lines is written. A write by
             // another CPU takes the line away; the target's own microcode does not, so when the
@@ -154,8 +182,10 @@ private:
     }
 
     bool loop_back_;
-    std::vector<hw::SimVar*> rar_pending_;  // DEFINE_PER_CPU(int, rar_pending) = -1
-    std::vector<CpuMask> apic_cpu_mask_;    // DEFINE_PER_CPU(struct cpumask, apic_cpu_mask)
+    std::vector<hw::SimVar*> rar_pending_;      // DEFINE_PER_CPU(int, rar_pending) = -1
+    std::vector<CpuMask> apic_cpu_mask_;        // DEFINE_PER_CPU(struct cpumask, apic_cpu_mask)
+    std::vector<std::vector<CpuId>> pass_;      // per CPU: the targets of its current pass
+    std::vector<hw::Bimodal> claim_predictor_;  // per CPU: "claim this target?" (a locked cmpxchg)
 };
 
 }  // namespace

@@ -35,6 +35,7 @@ SmpCallRar::SmpCallRar(hw::Platform& platform, const CpuMask& online, irqchip::I
     const uint32_t n = platform.nr_cpus();
     rar_cpu_mask_.assign(n, CpuMask(n));
     rar_order_.resize(n);
+    wait_predictor_.resize(n);
     placement_ = variant.placement();
     placement_->attach(platform.topology(), nr_slots_);
     for (CpuId c = 0; c < n; ++c) {
@@ -129,13 +130,17 @@ sim::Task<> SmpCallRar::native_send_rar_ipi(Cpu& self, const CpuMask& dest) {
     co_await self.local_irq_enable();
 }
 
-sim::Task<uint8_t> SmpCallRar::wait_for_action_done(Cpu& self, uint32_t slot, CpuId target) {
+sim::Task<uint8_t> SmpCallRar::wait_for_action_done(Cpu& self, uint32_t slot, CpuId target, bool* spun) {
     static const uint32_t label = hw::profile_label("wait_for_action_done", hw::LabelCategory::tlb_invalidation);
     auto scope = self.function(label);
     const sim::Picos start = self.now();
-    const uint64_t word = co_await hw::spin_until(self, mem(), hw_->action_word(target, slot), [slot](uint64_t w) {
-        return hw::Rar::action_byte(w, slot) != hw::kRarPending;
-    });
+    uint32_t looks = 0;
+    const uint64_t word =
+        co_await hw::spin_until(self, mem(), hw_->action_word(target, slot), [slot, &looks](uint64_t w) {
+            ++looks;
+            return hw::Rar::action_byte(w, slot) != hw::kRarPending;
+        });
+    if (spun != nullptr) *spun = looks > 1;
     stats_.action_spin += self.now() - start;
     hw::record_latency("wait_for_action_done", self.now() - start);
     const uint8_t status = hw::Rar::action_byte(word, slot);
@@ -143,6 +148,19 @@ sim::Task<uint8_t> SmpCallRar::wait_for_action_done(Cpu& self, uint32_t slot, Cp
         throw std::logic_error(fmt::format("cpu{}: RAR slot {} on cpu{} ended {:#x}", self.id(), slot, target, status));
     }
     co_return status;
+}
+
+sim::Task<> SmpCallRar::wait_for_all(Cpu& self, uint32_t slot, const std::vector<CpuId>& order) {
+    hw::ReadAhead ahead(
+        mem(), self.id(), order.size(),
+        [this, slot, &order](size_t i) -> hw::SimVar& { return hw_->action_word(order[i], slot); },
+        wait_predictor_[self.id()]);
+    for (size_t i = 0; i < order.size(); ++i) {
+        ahead.before(i);
+        bool spun = false;
+        co_await wait_for_action_done(self, slot, order[i], &spun);
+        ahead.after(i, spun);
+    }
 }
 
 }  // namespace ipisim::kernel

@@ -22,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "hw/coherence/read_ahead.h"
 #include "hw/cpumask.h"
 #include "hw/platform.h"
 #include "kernel/irqchip/irqchip.h"
@@ -132,7 +133,13 @@ public:
     // native_send_rar_ipi(): __apic_send_IPI_mask(dest, RAR_VECTOR) in mode APIC_DM_RAR.
     sim::Task<> native_send_rar_ipi(hw::Cpu& self, const hw::CpuMask& dest);
     // RFC v4 wait_for_action_done(): spin (IRQs on) until the byte is no longer PENDING.
-    sim::Task<uint8_t> wait_for_action_done(hw::Cpu& self, uint32_t slot, hw::CpuId target);
+    // `spun`, when given: whether the first look found it PENDING.
+    sim::Task<uint8_t> wait_for_action_done(hw::Cpu& self, uint32_t slot, hw::CpuId target, bool* spun = nullptr);
+    // The wait pass over `order`'s action bytes, with the out-of-order window reading the
+    // next targets' action lines ahead (hw/coherence/read_ahead.h).
+    sim::Task<> wait_for_all(hw::Cpu& self, uint32_t slot, const std::vector<hw::CpuId>& order);
+    // The branch predictor of a wait pass's "spin on this target?" on each CPU.
+    [[nodiscard]] hw::Bimodal& wait_predictor(hw::CpuId cpu) { return wait_predictor_[cpu]; }
 
 private:
     // get_payload_slot(): slot = cpu_rar_payload_number(), then raw_spin_lock(rar_locks[slot]).
@@ -155,6 +162,7 @@ private:
     std::vector<std::unique_ptr<RawSpinLock>> rar_locks_;
     std::vector<hw::CpuMask> rar_cpu_mask_;          // DEFINE_PER_CPU(struct cpumask, rar_cpu_mask)
     std::vector<std::vector<hw::CpuId>> rar_order_;  // per CPU: its targets in visiting order
+    std::vector<hw::Bimodal> wait_predictor_;        // per CPU
     RarCallStats stats_;
 };
 

@@ -95,12 +95,17 @@ Csd& Smp::cfd_csd(CpuId sender, CpuId target) {
     return *slot;
 }
 
-sim::Task<> Smp::csd_lock_wait(Cpu& self, Csd& csd) {
+sim::Task<> Smp::csd_lock_wait(Cpu& self, Csd& csd, bool* spun) {
     static const uint32_t l = label("csd_lock_wait");
     auto scope = self.function(l);
     const bool locked = (csd.flags->peek() & CSD_FLAG_LOCK) != 0;  // latency histogram: waits that wait
     const sim::Picos started = self.now();
-    co_await hw::spin_until(self, mem_, *csd.flags, [](uint64_t f) { return (f & CSD_FLAG_LOCK) == 0; });
+    uint32_t looks = 0;
+    co_await hw::spin_until(self, mem_, *csd.flags, [&looks](uint64_t f) {
+        ++looks;
+        return (f & CSD_FLAG_LOCK) == 0;
+    });
+    if (spun != nullptr) *spun = looks > 1;
     if (locked) hw::record_latency("csd_lock_wait", self.now() - started);
 }
 
@@ -264,7 +269,18 @@ sim::Task<> Smp::smp_call_function_many_cond(Cpu& self, const CpuMask& mask, Smp
 
     if (wait_only_if_enqueued_) run_remote = enqueued;
     if (run_remote && wait) {
-        for (CpuId cpu : targets.to_vector()) co_await csd_lock_wait(self, cfd_csd(me, cpu));
+        // for_each_cpu(cpu, cfd->cpumask) csd_lock_wait(): the next CSDs' lines are read ahead
+        // while one is outstanding (hw/coherence/read_ahead.h).
+        const std::vector<CpuId> waits = targets.to_vector();
+        hw::ReadAhead ahead(
+            mem_, me, waits.size(),
+            [this, me, &waits](size_t i) -> hw::SimVar& { return *cfd_csd(me, waits[i]).flags; }, pc.wait_spins);
+        for (size_t i = 0; i < waits.size(); ++i) {
+            ahead.before(i);
+            bool spun = false;
+            co_await csd_lock_wait(self, cfd_csd(me, waits[i]), &spun);
+            ahead.after(i, spun);
+        }
     }
 }
 

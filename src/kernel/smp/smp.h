@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "hw/coherence/read_ahead.h"
 #include "hw/cpumask.h"
 #include "hw/platform.h"
 #include "kernel/irqchip/irqchip.h"
@@ -98,11 +99,13 @@ private:
         // Sized at this CPU's first multi-call (empty until then: memory grows with the work).
         hw::CpuMask cfd_cpumask;
         hw::CpuMask cfd_cpumask_ipi;
+        hw::Bimodal wait_spins;  // the wait pass's "spin on this CSD?" (read_ahead.h)
     };
 
     Csd* new_csd(hw::CpuId home_cpu, hw::CacheLine& line);
     Csd& cfd_csd(hw::CpuId sender, hw::CpuId target);
-    sim::Task<> csd_lock_wait(hw::Cpu& self, Csd& csd);
+    // `spun`, when given: whether the first look found the CSD locked.
+    sim::Task<> csd_lock_wait(hw::Cpu& self, Csd& csd, bool* spun = nullptr);
     sim::Task<> csd_lock(hw::Cpu& self, Csd& csd, uint64_t type);
     sim::Task<> csd_unlock(hw::Cpu& self, Csd& csd);
     sim::Task<int> generic_exec_single(hw::Cpu& self, hw::CpuId cpu, Csd& csd);
