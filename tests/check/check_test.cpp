@@ -104,6 +104,20 @@ TEST(Check, seed_000_rar_without_its_loop_back_is_caught_reusing_a_payload_slot_
     EXPECT_EQ(r4.failure.violations.front().kind, ViolationKind::stale_translation);
 }
 
+// The senders' loops read lines ahead (hw/coherence/read_ahead.h) only with fill_buffers > 1,
+// which the toy machines leave at 1: the same protocols with eight fill buffers on toy8.
+TEST(Check, with_loads_read_ahead_the_shipped_flushes_pass_and_the_noloop_mutant_is_still_caught) {
+    for (const char* protocol : {"ipi", "rar-naive", "rar-optimized"}) {
+        check::ExploreSpec ex = spec_for(protocol, 30, "toy8");
+        ex.base.machine.coherence.fill_buffers = 8;
+        const check::ExploreResult r = check::explore(ex);
+        EXPECT_FALSE(r.failing_seed.has_value()) << protocol;
+    }
+    check::ExploreSpec ex = spec_for("rar-optimized-noloop", 50, "toy8");
+    ex.base.machine.coherence.fill_buffers = 8;
+    EXPECT_TRUE(check::explore(ex).failing_seed.has_value());
+}
+
 TEST(Check, an_invlpgb_flush_that_returns_without_tlbsync_is_caught_as_a_contract_violation) {
     const check::ExploreResult r = check::explore(spec_for("invlpgb-no-tlbsync", 50));
     ASSERT_TRUE(r.failing_seed.has_value());

@@ -163,6 +163,9 @@ private:
                 const sim::Wake w = co_await mem.wait_for_write(action);
                 if (w.interrupted()) co_await self.take_irq(w.irq);
             }
+            // The two loads do not depend on each other: the core has both misses in flight
+            // (hw/coherence/read_ahead.h).
+            mem.prefetch(me, pending);
             status = hw::Rar::action_byte(co_await mem.load(me, action), payload_nr);
             const uint64_t owner = co_await mem.load(me, pending);
             // Target CPU is not processing RARs right now.
