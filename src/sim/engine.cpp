@@ -2,15 +2,6 @@
 
 namespace ipisim::sim {
 
-namespace {
-IPISIM_INLINE uint64_t mix(uint64_t h, uint64_t time, uint32_t tag) {
-    h ^= time + 0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(tag) + 1);
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 29;
-    return h;
-}
-}  // namespace
-
 Engine::Engine() = default;
 
 Engine::~Engine() {
@@ -40,6 +31,7 @@ void Engine::run() {
 void Engine::run_until(Picos limit) {
     stopped_ = false;
     const uint64_t lim = limit.count();
+    limit_ = lim;
     while (!stopped_) {
         Event e;
         if (!ready_.empty()) {
@@ -53,6 +45,7 @@ void Engine::run_until(Picos limit) {
         ++events_;
         e.fn(e.obj, e.arg);
     }
+    limit_ = 0;
     if (!stopped_ && lim != Picos::max().count() && now_ < lim) now_ = lim;
 }
 

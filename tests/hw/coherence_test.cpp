@@ -94,6 +94,57 @@ TEST(Coherence, an_l1_hit_costs_l1_hit_for_loads_and_for_stores_by_the_exclusive
     EXPECT_EQ(v.line().stats().transactions, 0U);
 }
 
+TEST(Coherence, hits_with_nothing_else_pending_end_in_place_with_the_fingerprint_of_their_events) {
+    // The same accesses as above, alone on the machine: no event is dispatched for them, and
+    // the run's fingerprint is that of a process waiting the same times as events.
+    Rig r(toy("toy4"));
+    SimVar& v = r.mem.new_aligned_var("x", 0);
+    v.line().prime(0);
+    std::vector<Picos> at;
+    auto body = [&]() -> Proc {
+        co_await r.mem.load(0, v);
+        at.push_back(r.eng.now());
+        co_await r.mem.store(0, v, 5);
+        at.push_back(r.eng.now());
+    };
+    r.eng.spawn("cpu0", body());
+    r.eng.run();
+    EXPECT_EQ(at, (std::vector<Picos>{1_ns, 2_ns}));
+    EXPECT_EQ(r.eng.events_dispatched(), 1U);  // the start
+    EXPECT_EQ(r.eng.inline_completions(), 2U);
+    sim::Engine delays;
+    auto same_waits = [&]() -> Proc {
+        co_await sim::delay(delays, 1_ns);
+        co_await sim::delay(delays, 1_ns);
+    };
+    delays.spawn("cpu0", same_waits());
+    delays.run();
+    EXPECT_EQ(r.eng.fingerprint(), delays.fingerprint());
+}
+
+TEST(Coherence, a_hit_that_another_event_precedes_is_dispatched_and_masked_meanwhile) {
+    // CPU 0 hits at 0 (ends at 1 ns); an interrupt is due at 0.5 ns: the hit waits as an event,
+    // masked, and the interrupt stays pending for the next interruptible wait.
+    Rig r(toy("toy4"));
+    SimVar& v = r.mem.new_aligned_var("x", 0);
+    v.line().prime(0);
+    Picos loaded;
+    sim::Wake w;
+    auto body = [&]() -> Proc {
+        co_await r.mem.load(0, v);
+        loaded = r.eng.now();
+        w = co_await sim::delay(r.eng, 100_ns);
+    };
+    sim::Process& p = r.eng.spawn("cpu0", body());
+    interrupt_at(r.eng, 500_ps, p, 9);
+    r.eng.run();
+    EXPECT_EQ(loaded, 1_ns);
+    EXPECT_EQ(r.eng.inline_completions(), 0U);
+    EXPECT_TRUE(w.interrupted());
+    EXPECT_EQ(w.irq.vector, 9U);
+    EXPECT_EQ(r.eng.now(), 1_ns);
+}
+
 TEST(Coherence, a_zero_cost_hit_does_not_suspend) {
     MachineSpec m = toy("toy4");
     m.coherence.l1_hit = 0_ns;

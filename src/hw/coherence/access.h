@@ -4,8 +4,10 @@
 // the variable; the awaiting code then waits for its completion with the process's interrupts
 // masked — an access cannot be interrupted half-way; an interrupt arriving meanwhile stays
 // pending for the next interruptible wait — and a write then wakes the spinners of the line.
-// A zero wait does not suspend. Await the expression at once (it is lazy: nothing happens until
-// it is awaited; it refers to the variable and, for try_cmpxchg, to `expected`).
+// A zero wait does not suspend; nor does a hit whose wait ends before anything else happens
+// (sim::Engine::advance_inline: the clock moves on in place, the fingerprint is unchanged). Await the expression at
+// once (it is lazy: nothing happens until it is awaited; it refers to the variable and, for try_cmpxchg, to
+// `expected`).
 #pragma once
 
 #include <coroutine>
@@ -30,17 +32,24 @@ public:
 
     IPISIM_INLINE bool await_ready() {
         CacheLine& line = v_.line();
+        bool hit = false;
         if (op_ == AccessOp::load) {
-            wait_ = protocol_.reserve_read(cpu_, line);
+            hit = line.holds(cpu_);
+            wait_ = hit ? protocol_.hit(cpu_, line) : protocol_.read_miss(cpu_, line);
             old_ = v_.value_;
         } else {
-            wait_ = protocol_.reserve_write(cpu_, line);
+            hit = line.exclusive(cpu_);
+            wait_ = hit ? protocol_.hit(cpu_, line) : protocol_.write_miss(cpu_, line);
             old_ = v_.value_;
             v_.value_ = apply(old_);
         }
         if (wait_ == sim::Picos::zero()) return true;
         proc_ = sim::Process::current();
+        // A hit's wait cannot be interrupted (the access is masked) and nothing else waits on
+        // it: when nothing else happens before it ends, it ends in place (no queue trip).
+        if (hit && eng_.advance_inline(eng_.now() + wait_, proc_->id())) return true;
         proc_->mask();
+        masked_ = true;
         return false;
     }
     IPISIM_INLINE void await_suspend(std::coroutine_handle<>) {
@@ -51,7 +60,7 @@ public:
 protected:
     // Ends the access; returns the value loaded or the old value of a write.
     IPISIM_INLINE uint64_t finish() {
-        if (proc_ != nullptr) proc_->unmask();  // pending interrupts stay pending
+        if (masked_) proc_->unmask();  // pending interrupts stay pending
         if (op_ != AccessOp::load) v_.line().written().notify_all();
         return old_;
     }
@@ -89,6 +98,7 @@ private:
     sim::Process* proc_ = nullptr;
     CpuId cpu_;
     AccessOp op_;
+    bool masked_ = false;  // waited with the process masked
 };
 
 // co_await yields the value loaded, or the old value of a write.

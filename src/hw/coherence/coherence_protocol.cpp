@@ -12,7 +12,8 @@ CoherenceProtocol::CoherenceProtocol(sim::Engine& eng, const Topology& topo, con
       spec_(spec),
       ahead_(spec.fill_buffers > 1 ? spec.fill_buffers - 1 : 0),
       fills_(static_cast<size_t>(topo.nr_cpus()) * ahead_),
-      fill_count_(ahead_ > 0 ? topo.nr_cpus() : 0, 0) {}
+      fill_count_(ahead_ > 0 ? topo.nr_cpus() : 0, 0),
+      fills_until_(ahead_ > 0 ? topo.nr_cpus() : 0) {}
 
 sim::Picos CoherenceProtocol::leg(CpuId r, CpuId h, uint32_t home_node) const {
     const DistanceClass d = topo_.distance(r, h);
@@ -32,6 +33,7 @@ sim::Picos CoherenceProtocol::hit(CpuId cpu, CacheLine& line) {
     if (ahead_ == 0 || fill_count_[cpu] == 0) return spec_.l1_hit;
     // The line may still be on its way: the access merges into its fill buffer.
     const sim::Picos now = eng_.now();
+    if (fills_until_[cpu] <= now) return spec_.l1_hit;  // every fill has arrived
     const Fill* f = &fills_[static_cast<size_t>(cpu) * ahead_];
     for (const Fill* end = f + fill_count_[cpu]; f != end; ++f) {
         if (f->line == line.id() && f->arrival > now) return std::max(spec_.l1_hit, f->arrival - now);
@@ -55,8 +57,10 @@ bool CoherenceProtocol::prefetch_read(CpuId cpu, CacheLine& line) {
     if (line.holds(cpu)) return true;
     if (ahead_ == 0 || retire_fills(cpu) == ahead_) return false;
     const sim::Picos wait = reserve_read(cpu, line);
-    fills_[(static_cast<size_t>(cpu) * ahead_) + fill_count_[cpu]] = Fill{line.id(), eng_.now() + wait};
+    const sim::Picos arrival = eng_.now() + wait;
+    fills_[(static_cast<size_t>(cpu) * ahead_) + fill_count_[cpu]] = Fill{line.id(), arrival};
     ++fill_count_[cpu];
+    fills_until_[cpu] = std::max(fills_until_[cpu], arrival);
     return true;
 }
 
@@ -87,8 +91,7 @@ sim::Picos CoherenceProtocol::pipelined(CacheLine& line, sim::Picos cost) {
     return start + cost - now;
 }
 
-sim::Picos CoherenceProtocol::reserve_read(CpuId cpu, CacheLine& line) {
-    if (line.holds(cpu)) return hit(cpu, line);
+sim::Picos CoherenceProtocol::read_miss(CpuId cpu, CacheLine& line) {
     LineStats& s = line.miss_stats();
     sim::Picos cost;
     const CpuId owner = line.owner();
@@ -111,8 +114,7 @@ sim::Picos CoherenceProtocol::reserve_read(CpuId cpu, CacheLine& line) {
     return serialize(line, cost);
 }
 
-sim::Picos CoherenceProtocol::reserve_write(CpuId cpu, CacheLine& line) {
-    if (line.exclusive(cpu)) return hit(cpu, line);
+sim::Picos CoherenceProtocol::write_miss(CpuId cpu, CacheLine& line) {
     LineStats& s = line.miss_stats();
     sim::Picos cost;
     const CpuId owner = line.owner();

@@ -64,8 +64,18 @@ public:
     // Reserve a load / a write (store or RMW) by `cpu` on `line` at the current time, update
     // the line's state and statistics, and return how long the requester waits from now
     // (zero when an L1 hit is free).
-    sim::Picos reserve_read(CpuId cpu, CacheLine& line);
-    sim::Picos reserve_write(CpuId cpu, CacheLine& line);
+    sim::Picos reserve_read(CpuId cpu, CacheLine& line) {
+        return line.holds(cpu) ? hit(cpu, line) : read_miss(cpu, line);
+    }
+    sim::Picos reserve_write(CpuId cpu, CacheLine& line) {
+        return line.exclusive(cpu) ? hit(cpu, line) : write_miss(cpu, line);
+    }
+    // The parts of those: an access that hits (a load by a holder, a write by the exclusive
+    // owner; C.l1_hit, or longer while the line's early read is still in flight), a load miss
+    // and a write miss (a transaction on the line).
+    sim::Picos hit(CpuId cpu, CacheLine& line);
+    sim::Picos read_miss(CpuId cpu, CacheLine& line);
+    sim::Picos write_miss(CpuId cpu, CacheLine& line);
 
     // A read miss issued ahead of program order: reserved now, the data in `cpu`'s L1 when its
     // transaction completes. Nothing to do (true) when `cpu` holds the line already; false,
@@ -90,7 +100,6 @@ private:
         sim::Picos arrival;
     };
 
-    sim::Picos hit(CpuId cpu, CacheLine& line);
     // Drops the fills of `cpu` that have arrived; returns how many are still in flight.
     uint32_t retire_fills(CpuId cpu);
     sim::Picos serialize(CacheLine& line, sim::Picos cost);
@@ -102,6 +111,7 @@ private:
     uint32_t ahead_;           // fill buffers usable ahead of program order: fill_buffers - 1
     std::vector<Fill> fills_;  // cpu x ahead_ slots, the first fill_count_[cpu] in use
     std::vector<uint8_t> fill_count_;
+    std::vector<sim::Picos> fills_until_;  // by cpu: the latest arrival of its fills (a hit after it waits for none)
 };
 
 }  // namespace ipisim::hw
