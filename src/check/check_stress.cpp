@@ -362,7 +362,7 @@ StressResult run_check_stress(const StressSpec& spec) {
         out.catch_ups = s.catch_ups;
         out.flushes = s.mm->flush_stats().flush_tlb_mm_range;
         out.fingerprint = eng.fingerprint();
-        out.events = eng.events_dispatched();
+        out.events = eng.events_simulated();
         out.end = eng.now();
         // The frames go before the hooks and the workload's state they reference.
         eng.shutdown();

@@ -22,7 +22,7 @@ System::~System() {
 
 void System::record_run(workload::RunResult& out) const {
     out.fingerprint = eng_.fingerprint();
-    out.events = eng_.events_dispatched();
+    out.events = eng_.events_simulated();
     out.simulated_seconds = eng_.now().seconds();
 }
 

@@ -78,6 +78,9 @@ public:
     [[nodiscard]] uint64_t events_dispatched() const { return events_; }
     // Waits that completed in place (advance_inline) instead of as dispatched events.
     [[nodiscard]] uint64_t inline_completions() const { return inline_; }
+    // The events of the run's model, however they ended: dispatched or completed in place. The
+    // count results and benchmarks report; it does not depend on advance_inline.
+    [[nodiscard]] uint64_t events_simulated() const { return events_ + inline_; }
     [[nodiscard]] size_t pending_events() const { return queue_.size() + ready_.size(); }
     [[nodiscard]] size_t process_count() const { return processes_.size(); }
     [[nodiscard]] Process& process(uint32_t id) { return processes_.at(id); }

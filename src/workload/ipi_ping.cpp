@@ -76,7 +76,7 @@ IpiPingResult run_ipi_ping(const IpiPingParams& params, uint64_t seed) {
         r.sends += c->sends;
         r.wakeups += c->wakeups;
     }
-    r.events = s.eng.events_dispatched();
+    r.events = s.eng.events_simulated();
     r.fingerprint = s.eng.fingerprint();
     r.simulated = s.eng.now();
     s.eng.shutdown();

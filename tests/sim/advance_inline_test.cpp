@@ -44,6 +44,7 @@ TEST(AdvanceInline, with_nothing_pending_the_clock_moves_in_place_and_the_finger
     EXPECT_EQ(a.inline_completions(), 2U);
     EXPECT_EQ(b.events_dispatched(), 3U);
     EXPECT_EQ(b.inline_completions(), 0U);
+    EXPECT_EQ(a.events_simulated(), b.events_simulated());  // what results report
 }
 
 TEST(AdvanceInline, an_event_due_at_or_before_the_end_sends_the_wait_to_the_queue) {
