@@ -23,7 +23,7 @@ std::vector<std::string> ordered_keys(const toml::table& t, const std::vector<st
 }
 
 // A TOML basic string: double quotes, with escapes for quotes, backslashes and control chars.
-std::string quoted(const std::string& s) {
+std::string toml_quoted(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
         switch (c) {
@@ -61,7 +61,7 @@ std::string key_text(const std::string& key) {
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
         bare = bare && ok;
     }
-    return bare ? key : quoted(key);
+    return bare ? key : toml_quoted(key);
 }
 
 namespace {
@@ -92,7 +92,7 @@ std::string value_text(const toml::node& n) {
         for (const toml::node& e : *a) out += fmt::format("{}{}", out.empty() ? "" : ", ", value_text(e));
         return fmt::format("[{}]", out);
     }
-    if (auto str = n.value_exact<std::string>()) return quoted(*str);
+    if (auto str = n.value_exact<std::string>()) return toml_quoted(*str);
     if (auto d = n.value_exact<double>()) {
         // Shortest text that reads back to the same double, always recognisably a float.
         std::string s = fmt::format("{}", *d);
