@@ -76,9 +76,9 @@ TEST(Coherence, a_load_from_a_same_l3_owner_is_not_complete_at_t_minus_1_and_is_
     EXPECT_EQ(v.line().stats().transfers[static_cast<size_t>(DistanceClass::same_l3)], 1U);
 }
 
-TEST(Coherence, an_l1_hit_costs_l1_hit_for_loads_and_for_stores_by_the_exclusive_owner) {
-    Rig r(toy("toy4"));
-    SimVar& v = r.mem.new_aligned_var("x", 0);
+// CPU 0, alone on toy4, loads and then stores a line it holds exclusively; returns when each
+// access ended.
+std::vector<Picos> hit_load_then_store(Rig& r, SimVar& v) {
     v.line().prime(0);
     std::vector<Picos> at;
     auto body = [&]() -> Proc {
@@ -89,6 +89,13 @@ TEST(Coherence, an_l1_hit_costs_l1_hit_for_loads_and_for_stores_by_the_exclusive
     };
     r.eng.spawn("cpu0", body());
     r.eng.run();
+    return at;
+}
+
+TEST(Coherence, an_l1_hit_costs_l1_hit_for_loads_and_for_stores_by_the_exclusive_owner) {
+    Rig r(toy("toy4"));
+    SimVar& v = r.mem.new_aligned_var("x", 0);
+    const std::vector<Picos> at = hit_load_then_store(r, v);
     EXPECT_EQ(at, (std::vector<Picos>{1_ns, 2_ns}));
     EXPECT_EQ(v.line().stats().hits, 2U);
     EXPECT_EQ(v.line().stats().transactions, 0U);
@@ -99,16 +106,7 @@ TEST(Coherence, hits_with_nothing_else_pending_end_in_place_with_the_fingerprint
     // the run's fingerprint is that of a process waiting the same times as events.
     Rig r(toy("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0);
-    v.line().prime(0);
-    std::vector<Picos> at;
-    auto body = [&]() -> Proc {
-        co_await r.mem.load(0, v);
-        at.push_back(r.eng.now());
-        co_await r.mem.store(0, v, 5);
-        at.push_back(r.eng.now());
-    };
-    r.eng.spawn("cpu0", body());
-    r.eng.run();
+    const std::vector<Picos> at = hit_load_then_store(r, v);
     EXPECT_EQ(at, (std::vector<Picos>{1_ns, 2_ns}));
     EXPECT_EQ(r.eng.events_dispatched(), 1U);  // the start
     EXPECT_EQ(r.eng.inline_completions(), 2U);

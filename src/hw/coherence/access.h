@@ -5,9 +5,9 @@
 // masked — an access cannot be interrupted half-way; an interrupt arriving meanwhile stays
 // pending for the next interruptible wait — and a write then wakes the spinners of the line.
 // A zero wait does not suspend; nor does a hit whose wait ends before anything else happens
-// (sim::Engine::advance_inline: the clock moves on in place, the fingerprint is unchanged). Await the expression at
-// once (it is lazy: nothing happens until it is awaited; it refers to the variable and, for try_cmpxchg, to
-// `expected`).
+// (sim::Engine::advance_inline: the clock moves on in place, the fingerprint is unchanged).
+// Await the expression at once (it is lazy: nothing happens until it is awaited; it refers to
+// the variable and, for try_cmpxchg, to `expected`).
 #pragma once
 
 #include <coroutine>
