@@ -136,6 +136,16 @@ TEST(Check, a_global_asid_space_that_wraps_without_its_flush_is_caught_reusing_a
     EXPECT_NE(v.diagnosis.find("a global ASID reused without the wrap flush"), std::string::npos) << v.diagnosis;
 }
 
+// Regression (sapphire_rapids_30c rar-optimized seed 2): once the wait pass read each target's
+// rar_pending ahead, a waiter could hold that line already saying -1 when it began waiting, and
+// went to sleep on its first turn, before the poll that would have seen the -1: nothing was
+// ever written again, a lost wake-up. The sleep now also requires the held rar_pending != -1.
+TEST(Check, an_optimized_waiter_whose_rar_pending_read_ahead_says_minus_one_does_not_sleep) {
+    check::ExploreSpec ex = spec_for("rar-optimized", 3, "sapphire_rapids_30c");
+    const check::ExploreResult r = check::explore(ex);
+    EXPECT_FALSE(r.failing_seed.has_value()) << r.failure.violations.front().diagnosis;
+}
+
 // Regression (toy8 rar-naive / rar-optimized seed 75, --no-perturb): between its CR3 write and
 // its loaded_mm_asid store, a CPU switching back from its private mm was judged under the private
 // mm's PCID, whose entry at the same address the freed-table rule took for the shared mm's.

@@ -4,6 +4,7 @@
 // occupancy 0), with [coherence] fill_buffers set per test.
 #include "hw/coherence/read_ahead.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -20,11 +21,11 @@ using sim::Picos;
 using sim::Proc;
 
 struct Rig {
-    explicit Rig(uint32_t fill_buffers)
+    explicit Rig(uint32_t fill_buffers, size_t nr_vars = 3)
         : m(load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml")),
           mem(eng, m.topology, with(m, fill_buffers)) {
-        for (const char* name : {"v0", "v1", "v2"}) {
-            SimVar& v = mem.new_aligned_var(name, 0, 10 + vars.size());
+        for (size_t i = 0; i < nr_vars; ++i) {
+            SimVar& v = mem.new_aligned_var(fmt::format("v{}", i), 0, 10 + vars.size());
             v.line().prime(1);  // CPU 1 wrote them last
             vars.push_back(&v);
         }
@@ -42,6 +43,23 @@ struct Rig {
             got.push_back(co_await mem.load(0, *vars[i]));
             at.push_back(eng.now());
             ahead.after(i, false);
+        }
+    }
+
+    // A loop whose entry e loads two lines, v(2e) and then v(2e + 1), as the optimized RAR wait
+    // pass loads a target's action byte and then its rar_pending: loads 2e and 2e + 1 of the
+    // window, the second issued ahead with the first.
+    Proc walk_pairs(std::vector<Picos>& at) {
+        ReadAhead ahead(
+            mem, 0, vars.size(), [this](size_t j) -> SimVar& { return *vars[j]; }, predictor);
+        for (size_t e = 0; 2 * e + 1 < vars.size(); ++e) {
+            ahead.before(2 * e);
+            co_await mem.load(0, *vars[2 * e]);
+            at.push_back(eng.now());
+            ahead.after(2 * e, false);
+            ahead.before(2 * e + 1);
+            co_await mem.load(0, *vars[2 * e + 1]);
+            at.push_back(eng.now());
         }
     }
 
@@ -72,6 +90,21 @@ TEST(ReadAhead, with_enough_fill_buffers_the_misses_overlap_and_the_later_loads_
     EXPECT_EQ(at, (std::vector<Picos>{50_ns, 51_ns, 52_ns}));
     EXPECT_EQ(got, (std::vector<uint64_t>{10, 11, 12}));
     for (SimVar* v : r.vars) EXPECT_EQ(v->line().stats().transactions, 1U);
+}
+
+TEST(ReadAhead, a_loop_of_two_loads_per_entry_has_both_lines_of_the_later_entries_in_flight) {
+    Rig one(1, 4);
+    std::vector<Picos> serial;
+    one.eng.spawn("cpu0", one.walk_pairs(serial));
+    one.eng.run();
+    EXPECT_EQ(serial, (std::vector<Picos>{50_ns, 100_ns, 150_ns, 200_ns}));
+    // Four fill buffers: at 0 the entry's second line and both lines of the next entry are read
+    // ahead (three ahead of the program-order access), all arriving at 50 ns with v0.
+    Rig four(4, 4);
+    std::vector<Picos> overlapped;
+    four.eng.spawn("cpu0", four.walk_pairs(overlapped));
+    four.eng.run();
+    EXPECT_EQ(overlapped, (std::vector<Picos>{50_ns, 51_ns, 52_ns, 53_ns}));
 }
 
 TEST(ReadAhead, a_load_of_a_line_still_in_flight_waits_for_its_fill) {

@@ -14,11 +14,13 @@
 //
 // Spinning on two lines: the loop in wait_for_action_done() reads the action byte and
 // rar_pending alternately. The spinner sleeps only while it still holds both lines (a write
-// reserved since its loads invalidated its copy: the next poll misses) and its byte is still
+// reserved since its loads invalidated its copy: the next poll misses), its byte is still
 // PENDING (a sender waiting on itself: its own microcode's SUCCESS leaves the line held, and a
-// sleep after it would never end, a lost wake-up the checker found); writes to the action
-// line wake it through the line, and every write to rar_pending (claims, failed cmpxchgs
-// included, and releases) wakes the spinners of that target, who all poll it.
+// sleep after it would never end, a lost wake-up the checker found) and rar_pending still names
+// a claimer (a copy read ahead may say -1 before this call's first poll has loaded it: another
+// lost wake-up the checker found); writes to the action line wake it through the line, and
+// every write to rar_pending (claims, failed cmpxchgs included, and releases) wakes the
+// spinners of that target, who all poll it.
 #include <fmt/format.h>
 
 #include "hw/check_hooks.h"
@@ -81,19 +83,23 @@ public:
             // Send a message to the CPUs not processing RARs yet.
             co_await rar().native_send_rar_ipi(self, apic_mask);
 
+            // Each iteration loads two lines, the target's action byte and (release_rar_pending)
+            // its rar_pending: loads 2i and 2i + 1 of the pass, all independent of each other.
             hw::ReadAhead waits(
-                rar().mem(), self.id(), pass.size(),
-                [this, payload_nr, &pass](size_t i) -> hw::SimVar& {
-                    return rar().hardware().action_word(pass[i], payload_nr);
+                rar().mem(), self.id(), 2 * pass.size(),
+                [this, payload_nr, &pass](size_t j) -> hw::SimVar& {
+                    const CpuId target = pass[j / 2];
+                    return j % 2 == 0 ? rar().hardware().action_word(target, payload_nr) : *rar_pending_[target];
                 },
                 rar().wait_predictor(self.id()));
             for (size_t i = 0; i < pass.size(); ++i) {
                 const CpuId cpu = pass[i];
-                waits.before(i);
+                waits.before(2 * i);
                 bool spun = false;
                 const uint8_t status = co_await wait_for_action_done(self, payload_nr, cpu, spun);
-                waits.after(i, spun);
+                waits.after(2 * i, spun);
                 if (status == hw::kRarSuccess) {
+                    waits.before(2 * i + 1);
                     co_await release_rar_pending(self, cpu);
                     dest_mask.clear(cpu);
                     apic_mask.clear(cpu);
@@ -157,8 +163,11 @@ private:
             // another CPU takes the line away; the target's own microcode does not, so when the
             // target is this CPU (v4 keeps self in the mask) its SUCCESS may already be there,
             // written between the poll of the byte and this point: the byte is looked at again
-            // (a simulator check, no access) before sleeping.
-            const bool unchanged = hw::Rar::action_byte(action.peek(), payload_nr) == hw::kRarPending;
+            // (a simulator check, no access) before sleeping. So is rar_pending: on the first
+            // turn this call has not loaded it yet, and a copy held from earlier (the pass reads
+            // it ahead) may already say -1, which the next poll would see at once.
+            const bool unchanged =
+                hw::Rar::action_byte(action.peek(), payload_nr) == hw::kRarPending && pending.peek() != kNoRarPending;
             if (unchanged && action.line().holds(me) && pending.line().holds(me)) {
                 const sim::Wake w = co_await mem.wait_for_write(action);
                 if (w.interrupted()) co_await self.take_irq(w.irq);
