@@ -32,11 +32,6 @@ void Process::destroy_frames() {
     state_ = State::Done;
 }
 
-bool Process::unmask() {
-    if (mask_depth_ > 0) --mask_depth_;
-    return mask_depth_ == 0 && has_pending();
-}
-
 Interrupt Process::take_pending() {
     Interrupt irq = pending_[pending_head_++];
     if (pending_head_ == pending_.size()) {
@@ -51,13 +46,6 @@ void Process::detach_wait() {
         wait_node_->unlink();
         wait_node_ = nullptr;
     }
-}
-
-uint32_t Process::begin_wait(WaitNode* node) {
-    state_ = State::Waiting;
-    wait_node_ = node;
-    wake_ = Wake{};
-    return ++epoch_;
 }
 
 void Process::wake_now(WakeReason reason) {

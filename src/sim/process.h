@@ -91,7 +91,10 @@ public:
     // Interrupt masking (nesting depth).
     void mask() { ++mask_depth_; }
     // Returns true when this unmask reached depth 0 with interrupts pending.
-    bool unmask();
+    IPISIM_INLINE bool unmask() {
+        if (mask_depth_ > 0) --mask_depth_;
+        return mask_depth_ == 0 && has_pending();
+    }
     [[nodiscard]] bool masked() const { return mask_depth_ > 0; }
     [[nodiscard]] int mask_depth() const { return mask_depth_; }
     [[nodiscard]] bool has_pending() const { return pending_head_ != pending_.size(); }
@@ -104,7 +107,12 @@ public:
     // True if a wait starting now must return at once with a pending interrupt.
     [[nodiscard]] IPISIM_INLINE bool interrupt_ready() const { return mask_depth_ == 0 && has_pending(); }
     // Enters the wait state; returns the epoch that wake-up events must carry.
-    uint32_t begin_wait(WaitNode* node);
+    IPISIM_INLINE uint32_t begin_wait(WaitNode* node) {
+        state_ = State::Waiting;
+        wait_node_ = node;
+        wake_ = Wake{};
+        return ++epoch_;
+    }
     // Ends a wait from outside (signal notify): schedules the resume at the current time.
     void wake_now(WakeReason reason);
     [[nodiscard]] const Wake& last_wake() const { return wake_; }

@@ -21,7 +21,7 @@ bool Signal::notify_one() {
     return true;
 }
 
-size_t Signal::notify_all() {
+size_t Signal::notify_waiters() {
     size_t count = 0;
     while (notify_one()) ++count;
     return count;

@@ -20,8 +20,9 @@ public:
 
     // Wakes the oldest waiter; false if none.
     bool notify_one();
-    // Wakes every waiter, oldest first; returns how many.
-    size_t notify_all();
+    // Wakes every waiter, oldest first; returns how many. Inline for the common case of none
+    // (every write access notifies its line's waiters).
+    IPISIM_INLINE size_t notify_all() { return has_waiters() ? notify_waiters() : 0; }
 
     struct Awaiter {
         Signal& sig;
@@ -54,6 +55,7 @@ public:
     Awaiter wait_for(Picos timeout) { return Awaiter{*this, timeout}; }
 
 private:
+    size_t notify_waiters();
     void link(WaitNode* n) {
         n->prev = head_.prev;
         n->next = &head_;
