@@ -18,7 +18,7 @@ public:
     // The stream of the component at `path` under root seed `seed`.
     static Rng stream(uint64_t seed, std::string_view path);
 
-    uint64_t next() {
+    __attribute__((always_inline)) uint64_t next() {
         const uint64_t result = rotl(s_[1] * 5, 7) * 9;
         const uint64_t t = s_[1] << 17;
         s_[2] ^= s_[0];
@@ -29,8 +29,9 @@ public:
         s_[3] = rotl(s_[3], 45);
         return result;
     }
-    // Uniform integer in [lo, hi], inclusive (Lemire's method, unbiased).
-    uint64_t uniform(uint64_t lo, uint64_t hi) {
+    // Uniform integer in [lo, hi], inclusive (Lemire's method, unbiased). Inline: a draw is a
+    // few instructions, and the rejection (rare) is out of line.
+    __attribute__((always_inline)) uint64_t uniform(uint64_t lo, uint64_t hi) {
         const uint64_t range = hi - lo;
         if (range == UINT64_MAX) return next();
         const uint64_t n = range + 1;
