@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#define IPISIM_INLINE inline __attribute__((always_inline))
+#include "sim/inline.h"
 
 namespace ipisim::sim {
 

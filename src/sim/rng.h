@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sim/inline.h"
+
 namespace ipisim::sim {
 
 uint64_t splitmix64(uint64_t& state);
@@ -18,7 +20,7 @@ public:
     // The stream of the component at `path` under root seed `seed`.
     static Rng stream(uint64_t seed, std::string_view path);
 
-    __attribute__((always_inline)) uint64_t next() {
+    IPISIM_INLINE uint64_t next() {
         const uint64_t result = rotl(s_[1] * 5, 7) * 9;
         const uint64_t t = s_[1] << 17;
         s_[2] ^= s_[0];
@@ -31,7 +33,7 @@ public:
     }
     // Uniform integer in [lo, hi], inclusive (Lemire's method, unbiased). Inline: a draw is a
     // few instructions, and the rejection (rare) is out of line.
-    __attribute__((always_inline)) uint64_t uniform(uint64_t lo, uint64_t hi) {
+    IPISIM_INLINE uint64_t uniform(uint64_t lo, uint64_t hi) {
         const uint64_t range = hi - lo;
         if (range == UINT64_MAX) return next();
         const uint64_t n = range + 1;
