@@ -26,7 +26,7 @@
 #include "hw/cpumask.h"
 #include "hw/platform.h"
 #include "kernel/irqchip/irqchip.h"
-#include "kernel/rar/raw_spinlock.h"
+#include "kernel/locking/raw_spinlock.h"
 #include "sim/task.h"
 
 namespace ipisim::kernel {

@@ -1,4 +1,4 @@
-#include "kernel/rar/raw_spinlock.h"
+#include "kernel/locking/raw_spinlock.h"
 
 #include "hw/check_hooks.h"
 #include "hw/cpu/spin.h"
