@@ -210,8 +210,8 @@ toml::table HostValues::cpu() const {
         // when the probe measured it.
         t.insert_or_assign(
             "handle_mm_fault",
-            assumed_cycles(3756, 900, 15000,
-                           "the sapphire_rapids_30c fit to seed 000's 1-thread row (3756 cycles), taken per cycle; "
+            assumed_cycles(3698, 900, 15000,
+                           "the sapphire_rapids_30c fit to seed 000's 1-thread row (3698 cycles), taken per cycle; "
                            "range: a quarter to 4x (kernel configuration, IPC, page-table walk, entry mitigations, "
                            "a VM's nested paging); the probe fits it to its own refault loop"));
     }

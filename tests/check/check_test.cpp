@@ -28,25 +28,43 @@ TEST(Check, a_protocol_that_flushes_only_the_initiator_is_caught_as_a_stale_tran
     ASSERT_TRUE(r.failing_seed.has_value());
     EXPECT_EQ(*r.failing_seed, 1u);
     ASSERT_FALSE(r.failure.violations.empty());
-    const check::Violation& v = r.failure.violations.front();
+    // Seed 1: cpu1's munmap frees page tables cpu0 (lazy) may still walk.
+    EXPECT_EQ(r.failure.violations.front().kind, ViolationKind::stale_translation);
+    EXPECT_NE(r.failure.violations.front().diagnosis.find("cpu1 frees the page tables"), std::string::npos)
+        << r.failure.violations.front().diagnosis;
+    // Seed 3: cpu1's madvise clears a PTE cpu0 still caches; its flush stayed on cpu1.
+    check::ExploreSpec ex = spec_for("ipi-local-only", 1);
+    ex.first_seed = 3;
+    const check::ExploreResult r3 = check::explore(ex);
+    ASSERT_TRUE(r3.failing_seed.has_value());
+    ASSERT_FALSE(r3.failure.violations.empty());
+    const check::Violation& v = r3.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::stale_translation);
-    // cpu1's madvise clears a PTE cpu0 still caches; its flush stayed on cpu1.
     EXPECT_NE(v.diagnosis.find("cpu0 used a stale translation of mm 3"), std::string::npos) << v.diagnosis;
     EXPECT_NE(v.diagnosis.find("cpu1 cleared the PTE"), std::string::npos) << v.diagnosis;
     EXPECT_NE(v.diagnosis.find("before every CPU that caches the mm had applied the flush"), std::string::npos)
         << v.diagnosis;
-    EXPECT_NE(r.failure.window.find("clears PTE"), std::string::npos) << r.failure.window;
+    EXPECT_NE(r3.failure.window.find("clears PTE"), std::string::npos) << r3.failure.window;
 }
 
 TEST(Check, a_protocol_that_returns_before_its_targets_flushed_is_caught_as_a_stale_translation) {
     const check::ExploreResult r = check::explore(spec_for("ipi-no-wait", 50));
     ASSERT_TRUE(r.failing_seed.has_value());
-    EXPECT_EQ(*r.failing_seed, 1u);
+    // Seed 6: a freed-table flush returned before a lazy CPU applied it.
+    EXPECT_EQ(*r.failing_seed, 6u);
     EXPECT_EQ(r.failure.violations.front().kind, ViolationKind::stale_translation);
-    EXPECT_NE(r.failure.violations.front().diagnosis.find(
+    EXPECT_NE(r.failure.violations.front().diagnosis.find("has not been applied on cpu0"), std::string::npos)
+        << r.failure.violations.front().diagnosis;
+    // Seed 8: a page released while cpu0 still used its translation.
+    check::ExploreSpec ex = spec_for("ipi-no-wait", 1);
+    ex.first_seed = 8;
+    const check::ExploreResult r8 = check::explore(ex);
+    ASSERT_TRUE(r8.failing_seed.has_value());
+    EXPECT_EQ(r8.failure.violations.front().kind, ViolationKind::stale_translation);
+    EXPECT_NE(r8.failure.violations.front().diagnosis.find(
                   "the flush protocol returned (or the page was freed) before every CPU"),
               std::string::npos)
-        << r.failure.violations.front().diagnosis;
+        << r8.failure.violations.front().diagnosis;
 }
 
 TEST(Check, two_locks_taken_in_opposite_orders_are_caught_as_a_deadlock_with_its_cycle) {
@@ -91,16 +109,16 @@ TEST(Check, seed_000_rar_without_its_loop_back_is_caught_reusing_a_payload_slot_
     // has it pending.
     const check::ExploreResult r = check::explore(spec_for("rar-optimized-noloop", 50));
     ASSERT_TRUE(r.failing_seed.has_value());
-    EXPECT_EQ(*r.failing_seed, 5u);
+    EXPECT_EQ(*r.failing_seed, 1u);
     const check::Violation& v = r.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::contract);
     EXPECT_NE(v.diagnosis.find("a payload slot reused while pending"), std::string::npos) << v.diagnosis;
-    // Seed 8: a CPU another sender had claimed is skipped and never flushed.
+    // Seed 14: a CPU another sender had claimed is skipped and never flushed.
     check::ExploreSpec ex = spec_for("rar-optimized-noloop", 1);
-    ex.first_seed = 8;
+    ex.first_seed = 14;
     const check::ExploreResult r4 = check::explore(ex);
     ASSERT_TRUE(r4.failing_seed.has_value());
-    EXPECT_EQ(*r4.failing_seed, 8u);
+    EXPECT_EQ(*r4.failing_seed, 14u);
     EXPECT_EQ(r4.failure.violations.front().kind, ViolationKind::stale_translation);
 }
 
@@ -130,7 +148,7 @@ TEST(Check, an_invlpgb_flush_that_returns_without_tlbsync_is_caught_as_a_contrac
 TEST(Check, a_global_asid_space_that_wraps_without_its_flush_is_caught_reusing_an_asid) {
     const check::ExploreResult r = check::explore(spec_for("asid-reuse-no-flush", 50));
     ASSERT_TRUE(r.failing_seed.has_value());
-    EXPECT_EQ(*r.failing_seed, 1u);
+    EXPECT_EQ(*r.failing_seed, 2u);
     const check::Violation& v = r.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::contract);
     EXPECT_NE(v.diagnosis.find("a global ASID reused without the wrap flush"), std::string::npos) << v.diagnosis;
@@ -210,30 +228,31 @@ TEST(Check, a_seeded_run_is_deterministic_and_its_monitors_do_not_change_its_fin
 // schedule). A CPU a thread left keeps the shared mm in its mm_cpumask, lazily: the kernel trims
 // the mask at most once a second (should_trim_cpumask), and a freed-table flush clears only a
 // CPU that no longer runs the mm, so within a few-ms run a CPU switches the shared mm in from
-// outside the mask only after such a flush took it out (mm_cpumask_joins counts it: three times in
-// seed 4 with migration, never without); what migration changes is how often a CPU comes back to the
+// outside the mask only after such a flush took it out (mm_cpumask_joins counts it: once in seed 2
+// with migration, never without); what migration changes is how often a CPU comes back to the
 // shared mm with a stale PCID slot to catch up.
 TEST(Check, threads_migrate_between_cpus_and_a_cpu_rejoins_the_shared_mm_cpumask_only_after_a_freed_table_flush) {
     check::StressSpec s = spec_for("ipi", 1, "toy8").base;
-    s.seed = 4;
+    s.seed = 2;
     const check::StressResult with = check::run_check_stress(s);
     EXPECT_EQ(check::run_check_stress(s).fingerprint, with.fingerprint);
     s.seed = 6;
     const check::StressResult other = check::run_check_stress(s);
-    s.seed = 4;
+    s.seed = 2;
     s.migration = false;
     const check::StressResult without = check::run_check_stress(s);
     EXPECT_EQ(with.total_violations, 0u);
     EXPECT_EQ(without.total_violations, 0u);
-    EXPECT_EQ(with.migrations, 88u);
-    EXPECT_EQ(other.migrations, 97u);
+    EXPECT_EQ(with.migrations, 106u);
+    EXPECT_EQ(other.migrations, 107u);
     EXPECT_EQ(without.migrations, 0u);
-    EXPECT_EQ(with.mm_cpumask_joins, 3u);
+    EXPECT_EQ(with.mm_cpumask_joins, 1u);
     EXPECT_EQ(without.mm_cpumask_joins, 0u);
     // Switches into the shared mm whose PCID slot fell behind while the CPU ran something else
-    // (switch_mm_irqs_off's tlb_gen catch-up): more with migration's longer absences.
+    // (switch_mm_irqs_off's tlb_gen catch-up): here more with migration's longer absences (not
+    // in every seed: the schedules differ in more than the absences).
     EXPECT_EQ(with.catch_ups, 113u);
-    EXPECT_EQ(without.catch_ups, 96u);
+    EXPECT_EQ(without.catch_ups, 98u);
     EXPECT_NE(with.fingerprint, without.fingerprint);
 }
 

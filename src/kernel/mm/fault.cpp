@@ -1,6 +1,7 @@
 // User memory accesses and anonymous page faults (arch/x86/mm/fault.c, mm/memory.c): the
 // TLB lookup, the page walk on a miss, and do_anonymous_page() for a write (a new zeroed page,
-// added to the LRU batch) or a read (the shared zero page). Faults take the per-VMA lock
+// added to the LRU batch) or a read (the shared zero page), each installed under the PTE page's
+// split lock (pte_offset_map_lock, kernel/locking/raw_spinlock.h). Faults take the per-VMA lock
 // (lock_vma_under_rcu, CONFIG_PER_VMA_LOCK since 6.4; kernel/mm/vma.cpp) unless [kernel]
 // fault_lock says mmap_lock, and mmap_lock for read when the VMA lock fails.
 #include <stdexcept>
@@ -58,33 +59,67 @@ sim::Task<> Mm::handle_mm_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool wr
     co_await mm.mmap_lock->up_read(cpu);
 }
 
+sim::Task<> Mm::pte_alloc(hw::Cpu& cpu, MmStruct& mm, uint64_t pmd) {
+    co_await cpu.compute_cycles(costs::pte_alloc);
+    std::unique_ptr<RawSpinLock>& ptl = mm.ptl[pmd];
+    if (ptl == nullptr) {
+        // The page table page comes from the allocating CPU's node, and so does its struct page.
+        ptl = std::make_unique<RawSpinLock>(mem_, fmt::format("mm{}.ptl[{:#x}]", mm.id, pmd),
+                                            platform().topology().node_of(cpu.id()));
+    }
+    co_await mem_.store(cpu.id(), ptl->word(), 0);  // ptlock_init(): spin_lock_init(&ptdesc->ptl)
+    mm.pte_tables.insert(pmd);
+}
+
+RawSpinLock& Mm::pte_lockptr(MmStruct& mm, uint64_t pmd) {
+    return *mm.ptl.at(pmd);
+}
+
 sim::Task<> Mm::do_user_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write) {
     static const uint32_t label_anon = hw::profile_label("do_anonymous_page");
     co_await cpu.compute(platform().spec().cpu.handle_mm_fault);
     const uint64_t pmd = va >> PMD_SHIFT;
-    if (mm.pte_tables.count(pmd) == 0) {
-        co_await cpu.compute_cycles(costs::pte_alloc);
-        mm.pte_tables.insert(pmd);
-    }
+    if (mm.pte_tables.count(pmd) == 0) co_await pte_alloc(cpu, mm, pmd);
     const uint64_t vpn = va >> PAGE_SHIFT;
-    auto it = mm.ptes.find(vpn);
-    if (write && it != mm.ptes.end() && it->second->zero) {
-        throw std::logic_error("write to a zero-page mapping (do_wp_page) is not modeled");
-    }
-    if (it == mm.ptes.end()) {
-        auto anon = cpu.function(label_anon);
-        if (write) {
-            co_await cpu.compute_cycles(costs::alloc_page_pcp);
-            co_await memcg_->charge(cpu, 1);  // mem_cgroup_charge(): alloc_anon_folio charges the folio
-            co_await cpu.compute_cycles(costs::clear_page + costs::do_anonymous_page_map);
-            Folio* folio = alloc_folio();
-            mm.ptes[vpn] = folio;
-            co_await lru_->folio_add_lru(cpu, folio);
-        } else {
-            co_await cpu.compute_cycles(costs::do_anonymous_page_zero);
-            mm.ptes[vpn] = &zero_folio_;
+    if (auto it = mm.ptes.find(vpn); it != mm.ptes.end()) {
+        if (write && it->second->zero) {
+            throw std::logic_error("write to a zero-page mapping (do_wp_page) is not modeled");
         }
+        co_return;
     }
+    auto anon = cpu.function(label_anon);
+    // do_anonymous_page(): a write's folio is allocated, charged and cleared first; the PTE is
+    // installed under the PTE page's lock (pte_offset_map_lock), which also covers the rmap, the
+    // RSS counter and folio_add_lru_vma(); a read maps the zero page under the same lock.
+    Folio* folio = nullptr;
+    if (write) {
+        co_await cpu.compute_cycles(costs::alloc_page_pcp);
+        co_await memcg_->charge(cpu, 1);  // mem_cgroup_charge(): alloc_anon_folio charges the folio
+        co_await cpu.compute_cycles(costs::clear_page);
+        folio = alloc_folio();
+    }
+    RawSpinLock& ptl = pte_lockptr(mm, pmd);
+    co_await ptl.raw_spin_lock(cpu);
+    if (mm.ptes.count(vpn) != 0) {
+        // vmf_pte_changed(): a concurrent fault installed the PTE first. A write's folio goes
+        // back (folio_put(): the last reference, so it is uncharged and freed).
+        co_await ptl.raw_spin_unlock(cpu);
+        if (folio != nullptr) {
+            co_await cpu.compute_cycles(costs::folio_put + costs::free_unref_folio);
+            co_await memcg_->uncharge_batch(cpu, 1);
+            free_folio(folio);
+        }
+        co_return;
+    }
+    if (write) {
+        co_await cpu.compute_cycles(costs::do_anonymous_page_map);
+        mm.ptes[vpn] = folio;
+        co_await lru_->folio_add_lru(cpu, folio);
+    } else {
+        co_await cpu.compute_cycles(costs::do_anonymous_page_zero);
+        mm.ptes[vpn] = &zero_folio_;
+    }
+    co_await ptl.raw_spin_unlock(cpu);
 }
 
 }  // namespace ipisim::kernel::mm

@@ -212,12 +212,19 @@ private:
     sim::Task<> vma_merge_new_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end);
     // munmap's detach of [start, end) (inside one VMA): the splits, then the removal.
     sim::Task<> vms_gather_munmap_vmas(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end);
+    // __pte_alloc(): a new PTE page at PMD index `pmd`, its split lock initialized
+    // (pagetable_pte_ctor() -> ptlock_init(): the lock word written by the allocating CPU).
+    sim::Task<> pte_alloc(hw::Cpu& cpu, MmStruct& mm, uint64_t pmd);
+    // pte_lockptr(): the split lock of the PTE page at `pmd`, which must exist.
+    [[nodiscard]] static RawSpinLock& pte_lockptr(MmStruct& mm, uint64_t pmd);
     // The fault's work once the VMA is found and locked (either lock).
     sim::Task<> do_user_fault(hw::Cpu& cpu, MmStruct& mm, uint64_t va, bool write);
     // madvise(MADV_DONTNEED)'s zap and flush of [start, start + len) under whichever lock.
     sim::Task<> madvise_dontneed_single_vma(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t len);
+    // Clears the PTEs of [start, end) one PTE page at a time, each under its split lock, and
+    // gathers their folios; returns how many it cleared. `zapped`: when the first were cleared.
     sim::Task<uint64_t> zap_pte_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end,
-                                      std::vector<Folio*>& gathered);
+                                      std::vector<Folio*>& gathered, sim::Picos& zapped);
     // mm_needs_global_asid(): the mm has a global ASID and `asid` is not it (IRQs off).
     sim::Task<bool> mm_needs_global_asid(hw::Cpu& cpu, MmStruct& mm, uint64_t asid);
     void alloc_global_asid_line(MmStruct& m);

@@ -20,6 +20,7 @@
 
 #include "hw/coherence/sim_var.h"
 #include "hw/topology.h"
+#include "kernel/locking/raw_spinlock.h"
 #include "kernel/mm/locks.h"
 #include "sim/time.h"
 
@@ -91,6 +92,11 @@ struct MmStruct {
     std::map<uint64_t, uint64_t> lazy_unmapped;
     std::map<uint64_t, Folio*> ptes;  // present PTEs by virtual page number
     std::set<uint64_t> pte_tables;    // PMD indexes (va >> 21) with a PTE page
+    // Each PTE page's split lock (ptdesc->ptl, CONFIG_SPLIT_PTE_PTLOCKS), by PMD index: a
+    // spinlock_t taken with IRQs on, on the page table page's struct page line. A PTE page freed
+    // by munmap leaves its lock object here, and the next PTE page at that index initializes it
+    // again (ptlock_init) [A: the page allocator hands the freed page back].
+    std::map<uint64_t, std::unique_ptr<RawSpinLock>> ptl;
     uint64_t mmap_base = 0x7f0000000000ULL;
     std::vector<std::unique_ptr<Vma>> vma_slab;  // vm_area_cachep: every Vma object, stable addresses
     std::vector<Vma*> free_vmas;                 // its free objects, reused LIFO

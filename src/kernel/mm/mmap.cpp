@@ -82,8 +82,8 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     // unmap_region(): lru_add_drain (variant), unmap_vmas, free_pgtables, tlb_finish_mmu.
     if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
     std::vector<Folio*> gathered;
-    const sim::Picos zapped = cpu.now();  // zap_pte_range clears the PTEs at once
-    const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, end, gathered);
+    sim::Picos zapped;
+    const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, end, gathered, zapped);
     bool freed_tables = false;
     for (uint64_t pmd = start >> PMD_SHIFT; pmd <= (end - 1) >> PMD_SHIFT; ++pmd) {
         if (mm.pte_tables.count(pmd) == 0 || shares_pmd(mm, pmd)) continue;
