@@ -12,6 +12,9 @@ constexpr uint64_t kLocked = 1;  // _Q_LOCKED_VAL
 RawSpinLock::RawSpinLock(hw::Memory& mem, const std::string& name, uint32_t home_node, hw::LabelCategory category)
     : mem_(mem), val_(&mem.new_aligned_var(name, home_node)), label_(hw::profile_label(name, category)) {}
 
+RawSpinLock::RawSpinLock(hw::Memory& mem, const std::string& name, const std::string& label, uint32_t home_node)
+    : mem_(mem), val_(&mem.new_aligned_var(name, home_node)), label_(hw::profile_label(label)) {}
+
 sim::Task<> RawSpinLock::raw_spin_lock(hw::Cpu& cpu) {
     const hw::CpuId me = cpu.id();
     ++stats_.acquisitions;

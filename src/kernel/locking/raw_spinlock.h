@@ -39,6 +39,9 @@ public:
     // `category` (what the lock's holders do).
     RawSpinLock(hw::Memory& mem, const std::string& name, uint32_t home_node,
                 hw::LabelCategory category = hw::LabelCategory::none);
+    // A lock of a family with one profile label (`label`, e.g. every PTE page's "ptdesc.ptl"),
+    // its line still named `name`.
+    RawSpinLock(hw::Memory& mem, const std::string& name, const std::string& label, uint32_t home_node);
 
     sim::Task<> raw_spin_lock(hw::Cpu& cpu);
     sim::Task<> raw_spin_unlock(hw::Cpu& cpu);

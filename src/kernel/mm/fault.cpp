@@ -64,7 +64,7 @@ sim::Task<> Mm::pte_alloc(hw::Cpu& cpu, MmStruct& mm, uint64_t pmd) {
     std::unique_ptr<RawSpinLock>& ptl = mm.ptl[pmd];
     if (ptl == nullptr) {
         // The page table page comes from the allocating CPU's node, and so does its struct page.
-        ptl = std::make_unique<RawSpinLock>(mem_, fmt::format("mm{}.ptl[{:#x}]", mm.id, pmd),
+        ptl = std::make_unique<RawSpinLock>(mem_, fmt::format("mm{}.ptl[{:#x}]", mm.id, pmd), "ptdesc.ptl",
                                             platform().topology().node_of(cpu.id()));
     }
     co_await mem_.store(cpu.id(), ptl->word(), 0);  // ptlock_init(): spin_lock_init(&ptdesc->ptl)
