@@ -329,3 +329,29 @@ TEST(Cpu, time_stolen_during_a_stall_delays_its_end) {
     eng.run();
     EXPECT_EQ(finished, 800_ns);
 }
+
+// A wait on a signal that an interrupt interrupts returns after the handler, so its caller looks
+// again at what it waits for: here the handler itself gives the notification, while nobody is
+// waiting, and a wait that resumed on its own would never end.
+TEST(Cpu, a_wait_on_a_signal_returns_after_an_interrupt_so_a_notification_given_meanwhile_is_not_lost) {
+    hw::MachineSpec spec = toy("toy2");
+    sim::Engine eng;
+    Cpu cpu(eng, 0, spec);
+    sim::Signal sig;
+    bool ready = false;
+    cpu.set_irq_handler(0xfb, "ipi", [&](Cpu& c, const sim::Interrupt&) -> sim::Task<> {
+        co_await c.compute(100_ns);
+        ready = true;
+        sig.notify_all();
+    });
+    Picos finished = Picos::max();
+    auto body = [&]() -> sim::Proc {
+        while (!ready) co_await cpu.wait_on(sig);
+        finished = eng.now();
+    };
+    cpu.set_running(&eng.spawn("cpu0", body()));
+    raise_at(eng, 300_ns, cpu, 0xfb);
+    eng.run();
+    // 300 + entry 200 + EOI 50 + handler 100 + exit 100.
+    EXPECT_EQ(finished, 750_ns);
+}

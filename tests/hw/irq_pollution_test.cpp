@@ -129,11 +129,12 @@ TEST(IrqPollution, an_interrupted_wait_is_not_prolonged_and_the_code_after_it_pa
     Cpu cpu(eng, 0, spec);
     cpu.set_irq_handler(0xfb, "ipi", handler_of(100_ns));
     sim::Signal done;
+    bool notified = false;
     Picos waited;
     Picos finished;
     auto body = [&]() -> sim::Proc {
         co_await cpu.compute(100_ns);
-        co_await cpu.wait_on(done);  // a spin-wait: interrupted at 300, notified at 1000
+        while (!notified) co_await cpu.wait_on(done);  // a spin-wait: interrupted at 300, notified at 1000
         waited = eng.now();
         co_await cpu.compute(100_ns);
         finished = eng.now();
@@ -142,6 +143,7 @@ TEST(IrqPollution, an_interrupted_wait_is_not_prolonged_and_the_code_after_it_pa
     raise_at(eng, 300_ns, cpu, 0xfb);
     auto notifier = [&]() -> sim::Proc {
         co_await sim::delay(eng, 1000_ns);
+        notified = true;
         done.notify_all();
     };
     eng.spawn("notifier", notifier());
@@ -158,11 +160,12 @@ TEST(IrqPollution, a_refill_owed_when_the_cpu_goes_idle_is_void_after_it) {
     cpu.set_idle_state(0);  // POLL: woken without an interrupt
     cpu.set_irq_handler(0xfb, "ipi", handler_of(100_ns));
     sim::Signal done;
+    bool notified = false;
     Picos finished;
     auto body = [&]() -> sim::Proc {
         co_await cpu.compute(100_ns);
-        co_await cpu.wait_on(done);  // interrupted at 200: a refill is owed
-        co_await cpu.idle();         // ... but idling leaves nothing warm to refill
+        while (!notified) co_await cpu.wait_on(done);  // interrupted at 200: a refill is owed
+        co_await cpu.idle();                           // ... but idling leaves nothing warm to refill
         co_await cpu.compute(100_ns);
         finished = eng.now();
     };
@@ -170,6 +173,7 @@ TEST(IrqPollution, a_refill_owed_when_the_cpu_goes_idle_is_void_after_it) {
     raise_at(eng, 200_ns, cpu, 0xfb);
     auto waker = [&]() -> sim::Proc {
         co_await sim::delay(eng, 700_ns);
+        notified = true;
         done.notify_all();
         co_await sim::delay(eng, 300_ns);
         cpu.wake_polling();

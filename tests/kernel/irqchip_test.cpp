@@ -472,3 +472,30 @@ TEST(Irqchip, a_call_func_ipi_whose_mask_holds_self_too_is_one_all_including_sel
     EXPECT_EQ(rig.entry_times(0), times({900_ns}));  // 150 + self 500 + entry/EOI 250
     EXPECT_EQ(rig.cpus[0]->profile().time_in_label(hw::profile_label("x2apic_send_IPI_all")), 150_ns);
 }
+
+// default_send_IPI_single_phys saves IRQs off around its send (local_irq_save), so a sender that
+// calls it with IRQs on (smp_call_function_single's path) takes no interrupt while it waits for
+// its ICR. CPU 0 sends to 2, 3 and 4 one at a time with IRQs on; CPU 1's IPI to CPU 0 leaves at
+// 150 ns and arrives at 650 ns (as CPU 0's first message, body at 900 ns in
+// xapic_waits_for_its_own_icr_idle_between_targets), while CPU 0's third send waits for its ICR
+// (busy until 750 ns: one more message in flight than there, CPU 1's). The IPI is taken when
+// that send restores IRQs after its ICR write, at 850 ns: handler body at 850 + 200 (entry) +
+// 50 (EOI) = 1100 ns, and the send returns after the 100 ns exit.
+TEST(Irqchip, an_xapic_single_send_takes_no_interrupt_while_it_waits_for_its_icr) {
+    IntcRig rig(test::load_test_machine("toy4", {"topology.cores_per_l3=4"}));
+    auto body = [](IntcRig& r, hw::Cpu& cpu) -> sim::Proc {
+        for (const hw::CpuId t : {2U, 3U, 4U}) {
+            co_await r.chip->send_IPI(cpu, t, kVector);
+            EXPECT_FALSE(cpu.irqs_disabled());
+        }
+        r.send_done[cpu.id()] = cpu.now();
+        co_await cpu.compute(100_us);
+    };
+    rig.cpus[0]->set_running(&rig.eng.spawn("cpu0", body(rig, *rig.cpus[0])));
+    rig.sender(1, rig.mask({0}));
+    rig.others_busy();
+    rig.eng.run();
+    EXPECT_EQ(rig.entry_times(0), times({1100_ns}));
+    EXPECT_EQ(rig.send_done[0], 1200_ns);
+    EXPECT_EQ(rig.entry_times(4).size(), 1U);
+}

@@ -195,11 +195,10 @@ sim::Task<> Cpu::take_irq(sim::Interrupt irq) {
 }
 
 sim::Task<> Cpu::wait_on(sim::Signal& sig) {
-    for (;;) {
-        sim::Wake w = co_await sig.wait();
-        if (!w.interrupted()) co_return;
-        co_await take_irq(w.irq);
-    }
+    const sim::Wake w = co_await sig.wait();
+    // Interrupted: the handler runs, and the caller looks again at what it waits for; the
+    // signal may have fired while the handler ran, with nobody waiting on it.
+    if (w.interrupted()) co_await take_irq(w.irq);
 }
 
 void Cpu::set_idle_state(size_t index) {

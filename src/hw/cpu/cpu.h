@@ -65,8 +65,9 @@ public:
     [[nodiscard]] bool irqs_disabled() const;
     // Handles one interrupt that ended an interruptible wait (Wake.interrupted()).
     sim::Task<> take_irq(sim::Interrupt irq);
-    // Interruptible wait on a signal: returns when notified; interrupts arriving meanwhile are
-    // handled (when IRQs are on) and the wait resumes.
+    // Interruptible wait on a signal: returns when notified, or after handling an interrupt that
+    // arrived meanwhile (when IRQs are on). Callers loop on their condition: a notification
+    // given while the handler ran is not kept.
     sim::Task<> wait_on(sim::Signal& sig);
 
     // Idle: enters the selected C-state until an interrupt (paid with the state's wake latency,

@@ -128,7 +128,7 @@ sim::Task<> XapicMmio::read_icr_until_idle(Cpu& sender) {
 sim::Task<> XapicMmio::read_icr_until_reply(Cpu& sender) {
     const Picos start = sender.now();
     Icr& icr = *icr_[sender.id()];
-    while (icr.awaiting_reply) co_await sender.wait_on(icr.reply);  // IRQs are off: one wake-up
+    while (icr.awaiting_reply) co_await sender.wait_on(icr.reply);  // the senders save IRQs off
     co_await read_icr_from(sender, start);
 }
 

@@ -5,7 +5,9 @@
 //   2. ICR2 write (destination), 3. ICR write (vector, mode), which triggers the send.
 // Destination shorthands (default_send_IPI_allbutself / default_send_IPI_all, the physflat
 // driver's since v5.4, __default_send_IPI_shortcut): the same wait, then one ICR write with
-// the shorthand bits and no ICR2.
+// the shorthand bits and no ICR2. The per-target senders save IRQs off around their sends
+// (local_irq_save in default_send_IPI_single_phys and default_send_IPI_mask_sequence_phys);
+// the shorthand's callers (native_send_call_func_ipi's) have them off already.
 #include "hw/cpu/cpu.h"
 #include "hw/intc/xapic_mmio.h"
 #include "kernel/irqchip/irqchip.h"
@@ -17,21 +19,26 @@ namespace {
 
 class XapicPhys final : public IrqchipOn<hw::XapicMmio> {
 protected:
-    // default_send_IPI_mask_sequence_phys(mask, vector)
+    // default_send_IPI_mask_sequence_phys(mask, vector): local_irq_save() around the loop.
     sim::Task<> do_send_IPI_mask(hw::Cpu& self, const hw::CpuMask& targets, uint32_t vector,
                                  hw::DeliveryMode mode) override {
         static const uint32_t label = hw::profile_label("default_send_IPI_mask_sequence_phys");
         auto scope = self.function(label);
+        self.local_irq_disable();  // nests: the mask is a depth
         for (const hw::CpuId target : targets.to_vector()) {
             co_await __default_send_IPI_dest_field(self, chip().apic_id(target), vector, mode);
         }
+        co_await self.local_irq_enable();
     }
 
-    // default_send_IPI_single_phys(cpu, vector)
+    // default_send_IPI_single_phys(cpu, vector): local_irq_save() around the send, so its wait
+    // for the ICR takes no interrupt (smp_call_function_single's send comes here with IRQs on).
     sim::Task<> do_send_IPI(hw::Cpu& self, hw::CpuId target, uint32_t vector, hw::DeliveryMode mode) override {
         static const uint32_t label = hw::profile_label("default_send_IPI_single_phys");
         auto scope = self.function(label);
+        self.local_irq_disable();
         co_await __default_send_IPI_dest_field(self, chip().apic_id(target), vector, mode);
+        co_await self.local_irq_enable();
     }
 
     [[nodiscard]] bool has_ipi_shorthand() const override { return true; }
