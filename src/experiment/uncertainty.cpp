@@ -146,6 +146,7 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
     };
     std::vector<UncertaintyPlan> plans;
     std::vector<std::vector<PreparedExperiment>> variants(experiments.size());  // [experiment][feasible sample]
+    std::vector<std::vector<size_t>> sample_of(experiments.size());             // [experiment][feasible] -> plan sample
     std::vector<nlohmann::ordered_json> refusals(experiments.size(), nlohmann::ordered_json::array());
     std::vector<Job> jobs_list;
     for (size_t x = 0; x < experiments.size(); ++x) {
@@ -166,21 +167,29 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
             v->experiment.table.runs = 1;
             const size_t index = variants[x].size();
             variants[x].push_back(std::move(*v));
+            sample_of[x].push_back(s);
             for (size_t k = 0; k < experiments[x]->points.size(); ++k) jobs_list.push_back(Job{x, index, k});
         }
     }
+    // Each sample run's metrics, and its checker verdict (ResultRow::check) when the monitors
+    // found a violation: a sampled machine that deadlocks must not pass as a slow one.
+    struct SampleRun {
+        nlohmann::ordered_json metrics;
+        nlohmann::ordered_json check;
+    };
     std::mutex lock;
     size_t done = 0;
-    const std::vector<nlohmann::ordered_json> metrics =
-        run_parallel<nlohmann::ordered_json>(jobs, jobs_list.size(), [&](size_t i) {
-            const Job& j = jobs_list[i];
-            nlohmann::ordered_json m = run_point(variants[j.experiment][j.sample], j.point).metrics;
-            if (progress) {
-                const std::lock_guard<std::mutex> guard(lock);
-                progress(++done, jobs_list.size());
-            }
-            return m;
-        });
+    const std::vector<SampleRun> runs = run_parallel<SampleRun>(jobs, jobs_list.size(), [&](size_t i) {
+        const Job& j = jobs_list[i];
+        report::ResultRow row = run_point(variants[j.experiment][j.sample], j.point);
+        if (progress) {
+            const std::lock_guard<std::mutex> guard(lock);
+            progress(++done, jobs_list.size());
+        }
+        nlohmann::ordered_json check;
+        if (row.check.contains("first")) check = std::move(row.check);
+        return SampleRun{std::move(row.metrics), std::move(check)};
+    });
     // Gather per experiment and point, in job order (experiment, sample, point).
     size_t i = 0;
     for (size_t x = 0; x < experiments.size(); ++x) {
@@ -192,11 +201,19 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
         e.uncertainty = plans[x].describe();
         e.uncertainty["feasible"] = n;
         if (!refusals[x].empty()) e.uncertainty["refused"] = refusals[x];
-        if (n < 2) continue;  // too few machines for an interval
         std::vector<std::vector<nlohmann::ordered_json>> by_point(e.points.size());
+        nlohmann::ordered_json violations = nlohmann::ordered_json::array();
         for (size_t s = 0; s < n; ++s) {
-            for (size_t k = 0; k < e.points.size(); ++k) by_point[k].push_back(metrics[i++]);
+            for (size_t k = 0; k < e.points.size(); ++k) {
+                const SampleRun& r = runs[i++];
+                by_point[k].push_back(r.metrics);
+                if (!r.check.is_null()) {
+                    violations.push_back({{"sample", sample_of[x][s]}, {"point", k}, {"check", r.check}});
+                }
+            }
         }
+        if (!violations.empty()) e.uncertainty["violations"] = std::move(violations);
+        if (n < 2) continue;  // too few machines for an interval (their runs are consumed above)
         for (const auto& m : by_point) e.spreads.push_back(spread_of(m));
     }
 }

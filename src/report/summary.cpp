@@ -134,10 +134,23 @@ std::string uncertainty_note(const ExperimentResults& results) {
     const std::string refused =
         feasible < samples ? fmt::format(" ({} of {} refused by the machine's checks)", samples - feasible, samples)
                            : "";
-    return fmt::format(
+    std::string out = fmt::format(
         "uncertainty: [lo, hi] is the {} interval and median that of {} machines{} sampled ({}) over "
         "{} ranged costs (docs/uncertainty.md)\n",
         u.value("interval", ""), feasible, refused, u.value("method", ""), u.contains("costs") ? u["costs"].size() : 0);
+    // Sampled machines whose run the checker's monitors failed: their metrics are in the
+    // intervals, but a deadlocked machine is not a slow one (results.json "uncertainty").
+    if (u.contains("violations")) {
+        const nlohmann::ordered_json& v = u["violations"];
+        const nlohmann::ordered_json& first = v.front();
+        const nlohmann::ordered_json& c = first["check"]["first"];
+        out += fmt::format(
+            "uncertainty: WARNING: {} sampled run(s) ended with a checker violation; first: sample {}, point {}: {} on "
+            "cpu{}: {}\n",
+            v.size(), first["sample"].get<size_t>(), first["point"].get<size_t>() + 1, c["kind"].get<std::string>(),
+            c["cpu"].get<uint32_t>(), c["diagnosis"].get<std::string>());
+    }
+    return out;
 }
 
 std::string latency_tables(const ExperimentResults& results) {

@@ -209,4 +209,58 @@ TEST(Uncertainty, the_nominal_run_keeps_its_fingerprint) {
 }
 
 }  // namespace
+// A sampled machine whose run the checker's monitors fail (a deadlock, a stuck wait, no
+// progress) is named in the plan's description, so that it cannot pass as a slow machine in the
+// interval: here every sample of the toy ipi_latency experiment breaks a no-progress bound of
+// 1 ns (its senders spin for the IPI round trip far longer).
+TEST(Uncertainty, sampled_runs_the_checker_fails_are_named_with_their_sample_point_and_diagnosis) {
+    const std::string dir = toy_with_ranges("violations", "[\"100 ns\", \"300 ns\"]", "");
+    std::ofstream(dir + "/toy.toml") << "[experiment]\nname = \"toy\"\nworkload = \"ipi_latency\"\nmachine = \"toyr\"\n"
+                                        "no_progress_bound = \"1 ns\"\n"
+                                        "[kernel]\nversion = \"6.6\"\n[params]\nrounds = 2\nsender = 0\n"
+                                        "[sweep]\nsender = [0, 2]\n";
+    PreparedExperiment p = prepare_toy(dir);
+    run_uncertainty({&p}, 4, 2);
+    EXPECT_EQ(p.uncertainty["feasible"], 4);
+    ASSERT_TRUE(p.uncertainty.contains("violations"));
+    const nlohmann::ordered_json& v = p.uncertainty["violations"];
+    ASSERT_EQ(v.size(), 8U);  // every sample at both points, in job order
+    EXPECT_EQ(v[0]["sample"], 0);
+    EXPECT_EQ(v[0]["point"], 0);
+    EXPECT_EQ(v[1]["sample"], 0);
+    EXPECT_EQ(v[1]["point"], 1);
+    EXPECT_EQ(v[7]["sample"], 3);
+    EXPECT_EQ(v[0]["check"]["first"]["kind"], "no_progress");
+    // Without the bound, the same samples pass and nothing is named.
+    PreparedExperiment plain = prepare_toy(toy_with_ranges("no_violations", "[\"100 ns\", \"300 ns\"]", ""));
+    run_uncertainty({&plain}, 4, 2);
+    EXPECT_FALSE(plain.uncertainty.contains("violations"));
+}
+
+// An experiment left with one feasible machine gets no interval, and its sample runs are still
+// consumed in job order: the next experiment of the same call gets its own metrics (it did not
+// before 2026-12-06, when it would have read the first one's).
+TEST(Uncertainty, an_experiment_with_one_feasible_machine_does_not_shift_the_next_ones_samples) {
+    // As in a_sampled_machine_its_own_checks_refuse_is_left_out_and_counted, with 2 samples: the
+    // lower stratum is feasible, the upper one refused.
+    const std::string one_dir = toy_with_ranges("one_feasible", "[\"100 ns\", \"300 ns\"]", "", "[\"0 ns\", \"1 us\"]");
+    // Other points than the next experiment's, so that misplaced runs would show.
+    std::ofstream(one_dir + "/toy.toml") << "[experiment]\nname = \"toy\"\nworkload = \"ipi_latency\"\n"
+                                            "machine = \"toyr\"\n[kernel]\nversion = \"6.6\"\n[params]\nrounds = 9\n"
+                                            "sender = 0\n[sweep]\nsender = [1, 3]\n";
+    PreparedExperiment one = prepare_toy(one_dir);
+    PreparedExperiment next = prepare_toy(toy_with_ranges("next", "[\"100 ns\", \"300 ns\"]", ""));
+    PreparedExperiment alone = prepare_toy(toy_with_ranges("alone", "[\"100 ns\", \"300 ns\"]", ""));
+    run_uncertainty({&one, &next}, 2, 2);
+    run_uncertainty({&alone}, 2, 2);
+    EXPECT_EQ(one.uncertainty["feasible"], 1);
+    EXPECT_TRUE(one.spreads.empty());
+    ASSERT_EQ(next.spreads.size(), 2U);
+    ASSERT_EQ(alone.spreads.size(), 2U);
+    for (size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(next.spreads[k].interval, alone.spreads[k].interval) << k;
+        EXPECT_EQ(next.spreads[k].median, alone.spreads[k].median) << k;
+    }
+}
+
 }  // namespace ipisim::experiment
