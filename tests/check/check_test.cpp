@@ -23,6 +23,13 @@ check::ExploreSpec spec_for(const std::string& protocol, uint64_t seeds, const s
     return ex;
 }
 
+// The checker on one seed only (seed `seed` of `protocol` on toy4).
+check::ExploreResult explore_seed(const std::string& protocol, uint64_t seed) {
+    check::ExploreSpec ex = spec_for(protocol, 1);
+    ex.first_seed = seed;
+    return check::explore(ex);
+}
+
 TEST(Check, a_protocol_that_flushes_only_the_initiator_is_caught_as_a_stale_translation) {
     const check::ExploreResult r = check::explore(spec_for("ipi-local-only", 50));
     ASSERT_TRUE(r.failing_seed.has_value());
@@ -33,9 +40,7 @@ TEST(Check, a_protocol_that_flushes_only_the_initiator_is_caught_as_a_stale_tran
     EXPECT_NE(r.failure.violations.front().diagnosis.find("cpu1 frees the page tables"), std::string::npos)
         << r.failure.violations.front().diagnosis;
     // Seed 3: cpu1's madvise clears a PTE cpu0 still caches; its flush stayed on cpu1.
-    check::ExploreSpec ex = spec_for("ipi-local-only", 1);
-    ex.first_seed = 3;
-    const check::ExploreResult r3 = check::explore(ex);
+    const check::ExploreResult r3 = explore_seed("ipi-local-only", 3);
     ASSERT_TRUE(r3.failing_seed.has_value());
     ASSERT_FALSE(r3.failure.violations.empty());
     const check::Violation& v = r3.failure.violations.front();
@@ -56,9 +61,7 @@ TEST(Check, a_protocol_that_returns_before_its_targets_flushed_is_caught_as_a_st
     EXPECT_NE(r.failure.violations.front().diagnosis.find("has not been applied on cpu1"), std::string::npos)
         << r.failure.violations.front().diagnosis;
     // Seed 8: a page released while cpu0 still used its translation.
-    check::ExploreSpec ex = spec_for("ipi-no-wait", 1);
-    ex.first_seed = 8;
-    const check::ExploreResult r8 = check::explore(ex);
+    const check::ExploreResult r8 = explore_seed("ipi-no-wait", 8);
     ASSERT_TRUE(r8.failing_seed.has_value());
     EXPECT_EQ(r8.failure.violations.front().kind, ViolationKind::stale_translation);
     EXPECT_NE(r8.failure.violations.front().diagnosis.find(
@@ -114,9 +117,7 @@ TEST(Check, seed_000_rar_without_its_loop_back_is_caught_reusing_a_payload_slot_
     EXPECT_EQ(v.kind, ViolationKind::contract);
     EXPECT_NE(v.diagnosis.find("a payload slot reused while pending"), std::string::npos) << v.diagnosis;
     // Seed 14: a CPU another sender had claimed is skipped and never flushed.
-    check::ExploreSpec ex = spec_for("rar-optimized-noloop", 1);
-    ex.first_seed = 14;
-    const check::ExploreResult r4 = check::explore(ex);
+    const check::ExploreResult r4 = explore_seed("rar-optimized-noloop", 14);
     ASSERT_TRUE(r4.failing_seed.has_value());
     EXPECT_EQ(*r4.failing_seed, 14u);
     EXPECT_EQ(r4.failure.violations.front().kind, ViolationKind::stale_translation);
