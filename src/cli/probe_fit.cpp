@@ -17,6 +17,12 @@ namespace ipisim::cli {
 
 namespace {
 
+// "# <note>\n" when the model does not know the host's kernel (model_kernel_note), else "".
+std::string kernel_note_comment(const std::string& release) {
+    const std::string note = model_kernel_note(release);
+    return note.empty() ? std::string() : fmt::format("# Note: {}.\n", note);
+}
+
 // One cost the probe determines: the machine key, the model experiment that reproduces the
 // microbenchmark on host.toml, and the measured value as a calibrate target.
 struct HostFitTarget {
@@ -75,13 +81,13 @@ std::optional<HostFitTarget> membarrier_target(const probe::ProbeResults& r, con
     t.file = "membarrier.toml";
     t.targets = "membarrier_targets.toml";
     t.experiment = fmt::format(
-        "# Written by ipisim probe: its membarrier IPI round trip (a spinning target) in the model.\n"
+        "# Written by ipisim probe: its membarrier IPI round trip (a spinning target) in the model.\n{}"
         "[experiment]\nname = \"probe_membarrier\"\n"
         "description = \"membarrier(PRIVATE_EXPEDITED) round trip to a busy target, as ipisim probe "
         "measures it\"\nworkload = \"ipi_roundtrip\"\nmachine = \"host\"\nseed = 1\n\n"
         "[kernel]\nversion = \"{}\"\n\n[params]\nrounds = 20\nsender = {}\nmode = \"membarrier\"\n"
         "distance = \"{}\"\ntarget_state = \"busy\"\n",
-        model_kernel_version(r.info.release), caller, cls);
+        kernel_note_comment(r.info.release), model_kernel_version(r.info.release), caller, cls);
     t.name = "membarrier round trip, target spinning";
     t.metric = "rtt_ns";
     t.measured = m.call_ns.median;
@@ -141,14 +147,14 @@ std::optional<HostFitTarget> fault_target(const probe::ProbeResults& r, const hw
     t.file = "fault.toml";
     t.targets = "fault_targets.toml";
     t.experiment = fmt::format(
-        "# Written by ipisim probe: its one-thread write fault + MADV_DONTNEED + read-back loop in the model.\n"
+        "# Written by ipisim probe: its one-thread write fault + MADV_DONTNEED + read-back loop in the model.\n{}"
         "[experiment]\nname = \"probe_fault\"\n"
         "description = \"one thread: write a page, madvise(MADV_DONTNEED) it, read it back, as ipisim probe "
         "measures it\"\n"
         "workload = \"tlb_flush2\"\nmachine = \"host\"\nseed = 1\n\n"
         "[kernel]\nversion = \"{}\"\ntlb_flush = \"ipi\"\n\n[params]\nthreads = 1\nmode = \"threads\"\n"
         "warmup = \"1 ms\"\nmeasure = \"4 ms\"\n",
-        model_kernel_version(r.info.release));
+        kernel_note_comment(r.info.release), model_kernel_version(r.info.release));
     // Loops per second of the measured cycle time; its interval inverts.
     const probe::Spread& c = alone->cycle_ns;
     t.name = "write fault + MADV_DONTNEED + read-back, one thread";

@@ -249,12 +249,15 @@ int validate_host_command(const ValidateHostArgs& args) {
         "tlb_flush = {}, madvise_lru_add_drain = {} (the version's default); rerun it with `ipisim run {}`.\n\n",
         model_kernel.version, model_kernel.tlb_flush, model_kernel.madvise_lru_add_drain,
         (dir / "validate_model" / "config.toml").string());
+    const std::string kernel_note = model_kernel_note(info.release);
+    if (!kernel_note.empty()) fmt::print("Note: {}.\n\n", kernel_note);
     fmt::print("{}", render(cells));
     const std::filesystem::path out = dir / "validate.json";
     nlohmann::ordered_json j;
     j["host"] = args.host;
     j["kernel"] = info.release;
     j["model_kernel"] = config::to_json(model.base_kernel);
+    if (!kernel_note.empty()) j["model_kernel_note"] = kernel_note;
     j["quick"] = args.quick;
     j["realtime"] = rt;
     j["load_average"] = load;

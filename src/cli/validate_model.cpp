@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <stdexcept>
@@ -20,11 +21,10 @@ std::string quoted_list(const std::vector<std::string>& v) {
     return fmt::format("[{}]", fmt::join(q, ", "));
 }
 
-}  // namespace
-
-std::string model_kernel_version(const std::string& release) {
-    if (kernel::Version::parse(release)) return release;
-    // The leading MAJOR.MINOR of releases with other suffixes ("6.1.0+", "6.8_custom").
+// The release's leading MAJOR.MINOR ("6.18.44-fc-v1045" and "6.1.0+" give 6.18 and 6.1); a
+// release with neither is a ConfigError at kernel.version naming the release.
+kernel::Version release_version(const std::string& release) {
+    if (const std::optional<kernel::Version> v = kernel::Version::parse(release)) return *v;
     size_t end = 0;
     bool dot = false;
     for (; end < release.size(); ++end) {
@@ -42,7 +42,23 @@ std::string model_kernel_version(const std::string& release) {
             "uname -r", 0, "kernel.version",
             fmt::format("the host's kernel release \"{}\" does not read as a Linux version MAJOR.MINOR", release));
     }
-    return v->text();
+    return *v;
+}
+
+}  // namespace
+
+std::string model_kernel_version(const std::string& release) {
+    const kernel::Version v = release_version(release);
+    if (!kernel::unmodeled_version(v).empty())
+        return std::clamp(v, kernel::kOldestModeled, kernel::kNewestModeled).text();
+    return kernel::Version::parse(release) ? release : v.text();
+}
+
+std::string model_kernel_note(const std::string& release) {
+    const kernel::Version v = release_version(release);
+    const std::string why = kernel::unmodeled_version(v);
+    if (why.empty()) return "";
+    return fmt::format("the host runs {}, modelled as Linux {}: {}", release, model_kernel_version(release), why);
 }
 
 experiment::Experiment model_experiment(const ModelSetup& setup) {

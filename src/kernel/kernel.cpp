@@ -15,13 +15,11 @@ namespace ipisim::kernel {
 namespace {
 
 // The IPI drivers' kernel-side choices. apic_use_ipi_shorthand: the shorthand path of
-// native_send_call_func_ipi came with the v5.4 rework (arch/x86/kernel/apic/ipi.c); the boot
-// option no_ipi_broadcast=1 keeps it off. Unit tests' kernels (no version) are current.
+// native_send_call_func_ipi came with the v5.4 rework (arch/x86/kernel/apic/ipi.c), older than
+// any kernel the model knows (kOldestModeled); the boot option no_ipi_broadcast=1 keeps it off.
 irqchip::IrqchipConfig irqchip_config(const KernelConfig& k) {
-    const Version v = k.parsed_version();
-    const bool shorthand_kernel = v == Version{} || v >= Version{5, 4};
-    return irqchip::IrqchipConfig{.gic_ipi_barrier = k.gic_barrier,
-                                  .apic_use_ipi_shorthand = shorthand_kernel && !k.no_ipi_broadcast};
+    static_assert(kOldestModeled >= Version{5, 4});
+    return irqchip::IrqchipConfig{.gic_ipi_barrier = k.gic_barrier, .apic_use_ipi_shorthand = !k.no_ipi_broadcast};
 }
 
 }  // namespace

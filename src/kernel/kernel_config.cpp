@@ -23,11 +23,13 @@ config::Schema<KernelConfig> make_schema() {
     config::Schema<KernelConfig> s(
         "kernel", "the simulated Linux: its version and the subsystem choices of its build and patches");
     s.param("version", &KernelConfig::version,
-            "Linux version MAJOR.MINOR (\"6.13\"; \"5.17.2\" and \"6.18-rc1\" read as 5.17 and 6.18): "
-            "version-gated behaviours and the defaults below follow it")
+            fmt::format("Linux version MAJOR.MINOR (\"6.13\"; \"5.17.2\" and \"6.18-rc1\" read as 5.17 and 6.18), "
+                        "{} to {}: version-gated behaviours and the defaults below follow it",
+                        kOldestModeled.text(), kNewestModeled.text()))
         .check([](const KernelConfig& k) -> std::string {
-            if (Version::parse(k.version)) return "";
-            return fmt::format("expected a kernel version like \"6.13\", got \"{}\"", k.version);
+            const std::optional<Version> v = Version::parse(k.version);
+            if (!v) return fmt::format("expected a kernel version like \"6.13\", got \"{}\"", k.version);
+            return unmodeled_version(*v);
         });
     s.choice("tlb_flush", &KernelConfig::tlb_flush, flush_protocols(),
              "remote TLB flush protocol of flush_tlb_mm_range (arch/x86/mm/tlb.c): ipi = native_flush_tlb_multi "
@@ -126,7 +128,7 @@ config::Schema<KernelConfig> make_schema() {
     s.param("no_ipi_broadcast", &KernelConfig::no_ipi_broadcast,
             "boot option no_ipi_broadcast=1: native_send_call_func_ipi never sends the all-but-self destination "
             "shorthand, a call to every other online CPU takes the per-target (x2APIC cluster: per-cluster) "
-            "send_IPI_mask path (arch/x86/kernel/apic/ipi.c; no shorthand path before 5.4 either way)")
+            "send_IPI_mask path (arch/x86/kernel/apic/ipi.c)")
         .def(false)
         .when("x86");
     s.choice("arch_freq_prepare_all", &KernelConfig::arch_freq_prepare_all,

@@ -41,4 +41,20 @@ std::string Version::text() const {
     return fmt::format("{}.{}", major, minor);
 }
 
+std::string unmodeled_version(Version v) {
+    if (v < kOldestModeled) {
+        return fmt::format(
+            "Linux {} is older than the oldest kernel the model knows, {} (its x86 flush runs the local "
+            "flush beside the remote ones, as from v5.12)",
+            v.text(), kOldestModeled.text());
+    }
+    if (v > kNewestModeled) {
+        return fmt::format(
+            "Linux {} is newer than the newest kernel the model knows, {}: later changes to the modelled paths "
+            "have not been read (\"{}\" models it with that kernel's behaviour)",
+            v.text(), kNewestModeled.text(), kNewestModeled.text());
+    }
+    return "";
+}
+
 }  // namespace ipisim::kernel

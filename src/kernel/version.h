@@ -24,4 +24,17 @@ struct Version {
     [[nodiscard]] std::string text() const;
 };
 
+// The kernels the model knows. Oldest: the x86 flush path it runs (flush_tlb_multi() running
+// the local flush beside the remote ones, Nadav Amit's "x86/mm/tlb: Flush remote and local TLBs
+// concurrently", v5.12) and rwsem readers that do not spin ("locking/rwsem: Remove reader
+// optimistic spinning", v5.11) are ungated. Newest: the last kernel whose changes to these paths
+// were read (docs/mechanisms.md); a later kernel may have changed them. An experiment's version
+// must lie in between (kernel_config.cpp); a host's release outside it is modelled as the nearest
+// bound, and the report says so (modeled_version()).
+inline constexpr Version kOldestModeled{5, 12};
+inline constexpr Version kNewestModeled{6, 18};
+
+// Why `v` is outside [kOldestModeled, kNewestModeled], or "" when it is inside.
+[[nodiscard]] std::string unmodeled_version(Version v);
+
 }  // namespace ipisim::kernel

@@ -23,5 +23,17 @@ TEST(Version, anything_else_is_not_a_version) {
     }
 }
 
+TEST(Version, the_model_knows_the_kernels_from_5_12_to_6_18) {
+    EXPECT_EQ(unmodeled_version(Version{5, 12}), "");
+    EXPECT_EQ(unmodeled_version(Version{6, 18}), "");
+    EXPECT_EQ(
+        unmodeled_version(Version{5, 11}).rfind("Linux 5.11 is older than the oldest kernel the model knows, 5.12", 0),
+        0U);
+    EXPECT_EQ(
+        unmodeled_version(Version{6, 19}).rfind("Linux 6.19 is newer than the newest kernel the model knows, 6.18", 0),
+        0U);
+    EXPECT_NE(unmodeled_version(Version{9, 99}), "");
+}
+
 }  // namespace
 }  // namespace ipisim::kernel

@@ -95,6 +95,23 @@ TEST_F(ValidateModel, a_release_with_an_odd_suffix_runs_as_its_major_minor) {
     EXPECT_EQ(model_kernel_version("6.8_custom"), "6.8");
 }
 
+TEST_F(ValidateModel, a_release_the_model_does_not_know_runs_as_the_nearest_known_kernel_and_says_so) {
+    EXPECT_EQ(model_kernel_note("6.18.44-fc-v1045"), "");
+    EXPECT_EQ(model_kernel_version("7.2.1"), "6.18");
+    EXPECT_EQ(model_kernel_version("6.19-rc3"), "6.18");
+    EXPECT_EQ(model_kernel_version("4.19.0-26-amd64"), "5.12");
+    const std::string note = model_kernel_note("7.2.1");
+    EXPECT_EQ(note.rfind("the host runs 7.2.1, modelled as Linux 6.18: Linux 7.2 is newer than the newest kernel", 0),
+              0U)
+        << note;
+    EXPECT_NE(model_kernel_note("4.19.0-26-amd64").find("older than the oldest kernel the model knows, 5.12"),
+              std::string::npos);
+    // The model experiment built for such a host is valid: it runs the nearest known kernel.
+    ModelSetup newer = setup({"threads"}, {1});
+    newer.kernel_release = "7.2.1";
+    EXPECT_EQ(prepare_model(newer).points.at(0).kernel.version, "6.18");
+}
+
 TEST_F(ValidateModel, a_release_that_is_no_linux_version_is_an_error_at_kernel_version) {
     try {
         model_kernel_version("not a version");

@@ -244,7 +244,12 @@ def experiment_cases():
              ", ".join(["1"] * 65536) + "]"))
     exp("E46", "kernel.version missing", edit(EXP, 'version = "6.13"\n', ""))
     exp("E47", "kernel.version garbage", edit(EXP, '"6.13"', '"six"'), key="kernel.version")
-    exp("E48", "kernel.version 99.0", edit(EXP, '"6.13"', '"99.0"'), expect="ok")
+    exp("E48", "kernel.version 99.0, newer than any kernel the model knows", edit(EXP, '"6.13"', '"99.0"'),
+        key="kernel.version")
+    exp("E48b", "kernel.version 4.19, older than any kernel the model knows", edit(EXP, '"6.13"', '"4.19"'),
+        key="kernel.version")
+    exp("E48c", "kernel.version 6.18-rc1 (control: the newest kernel the model knows)",
+        edit(EXP, '"6.13"', '"6.18-rc1"'), expect="ok")
     exp("E49", "kernel.hz = 123", EXP.replace('version = "6.13"', 'version = "6.13"\nhz = 123'), key="kernel.hz")
     exp("E50", "kernel choice for another arch (gic_barrier on x86)",
         EXP.replace('version = "6.13"', 'version = "6.13"\ngic_barrier = "wmb"'), key="kernel.gic_barrier")
