@@ -6,6 +6,7 @@
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "config/error.h"
 
@@ -38,8 +39,9 @@ double value_at(const RangedCost& c, double u) {
     return r;
 }
 
-std::vector<std::vector<double>> latin_hypercube(size_t costs, size_t n, uint64_t seed) {
-    sim::Rng rng = sim::Rng::stream(seed, "uncertainty");
+std::vector<std::vector<double>> latin_hypercube(size_t costs, size_t n, uint64_t seed, size_t batch) {
+    sim::Rng rng =
+        sim::Rng::stream(seed, batch == 0 ? std::string("uncertainty") : fmt::format("uncertainty.{}", batch));
     std::vector<std::vector<double>> out(n, std::vector<double>(costs));
     std::vector<size_t> strata(n);
     for (size_t k = 0; k < costs; ++k) {
@@ -95,12 +97,13 @@ nlohmann::ordered_json UncertaintyPlan::describe() const {
     return j;
 }
 
-UncertaintyPlan plan_uncertainty(const PreparedExperiment& prepared, size_t samples) {
+UncertaintyPlan plan_uncertainty(const PreparedExperiment& prepared, size_t samples, size_t batch) {
     UncertaintyPlan plan;
     if (!prepared.machine || samples == 0) return plan;
     plan.costs = ranged_costs(*prepared.machine->spec);
     if (plan.costs.empty()) return plan;
-    const std::vector<std::vector<double>> u = latin_hypercube(plan.costs.size(), samples, prepared.experiment.seed());
+    const std::vector<std::vector<double>> u =
+        latin_hypercube(plan.costs.size(), samples, prepared.experiment.seed(), batch);
     for (const std::vector<double>& row : u) {
         std::vector<double> v;
         for (size_t k = 0; k < plan.costs.size(); ++k) v.push_back(value_at(plan.costs[k], row[k]));
@@ -138,7 +141,7 @@ std::optional<PreparedExperiment> prepare_variant(const PreparedExperiment& nomi
 }
 
 void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t samples, unsigned jobs,
-                     const std::function<void(size_t done, size_t total)>& progress) {
+                     const std::function<void(size_t done, size_t total)>& progress, size_t max_batches) {
     struct Job {
         size_t experiment;
         size_t sample;
@@ -148,27 +151,32 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
     std::vector<std::vector<PreparedExperiment>> variants(experiments.size());  // [experiment][feasible sample]
     std::vector<std::vector<size_t>> sample_of(experiments.size());             // [experiment][feasible] -> plan sample
     std::vector<nlohmann::ordered_json> refusals(experiments.size(), nlohmann::ordered_json::array());
+    std::vector<size_t> drawn(experiments.size(), 0);
     std::vector<Job> jobs_list;
     for (size_t x = 0; x < experiments.size(); ++x) {
         plans.push_back(plan_uncertainty(*experiments[x], samples));
-        const UncertaintyPlan& plan = plans.back();
-        for (size_t s = 0; s < plan.values.size(); ++s) {
-            std::string refused;
-            std::optional<PreparedExperiment> v = prepare_sample(*experiments[x], plan, s, refused);
-            if (!v) {
-                refusals[x].push_back({{"sample", s}, {"problem", refused}});
-                continue;
+        for (size_t batch = 0; batch < max_batches && variants[x].size() < samples; ++batch) {
+            const UncertaintyPlan plan = batch == 0 ? plans.back() : plan_uncertainty(*experiments[x], samples, batch);
+            for (size_t s = 0; s < plan.values.size() && variants[x].size() < samples; ++s) {
+                const size_t sample = batch * samples + s;
+                ++drawn[x];
+                std::string refused;
+                std::optional<PreparedExperiment> v = prepare_sample(*experiments[x], plan, s, refused);
+                if (!v) {
+                    refusals[x].push_back({{"sample", sample}, {"problem", refused}});
+                    continue;
+                }
+                // One run per machine whatever the experiment's [experiment] runs = N, the i-th
+                // machine used with the seed of run i mod N: the samples cover the nominal row's
+                // seeds, and the spread holds one run's noise too (docs/uncertainty.md).
+                const size_t index = variants[x].size();
+                const int64_t runs = v->experiment.table.runs;
+                v->experiment.table.seed += static_cast<int64_t>(index) % runs;
+                v->experiment.table.runs = 1;
+                variants[x].push_back(std::move(*v));
+                sample_of[x].push_back(sample);
+                for (size_t k = 0; k < experiments[x]->points.size(); ++k) jobs_list.push_back(Job{x, index, k});
             }
-            // One run per sample whatever the experiment's [experiment] runs = N, sample s with
-            // the seed of run s mod N: the samples cover the nominal row's seeds, and the spread
-            // holds one run's noise too (docs/uncertainty.md).
-            const int64_t runs = v->experiment.table.runs;
-            v->experiment.table.seed += static_cast<int64_t>(s) % runs;
-            v->experiment.table.runs = 1;
-            const size_t index = variants[x].size();
-            variants[x].push_back(std::move(*v));
-            sample_of[x].push_back(s);
-            for (size_t k = 0; k < experiments[x]->points.size(); ++k) jobs_list.push_back(Job{x, index, k});
         }
     }
     // Each sample run's metrics, and its checker verdict (ResultRow::check) when the monitors
@@ -199,6 +207,7 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
         e.uncertainty = nlohmann::ordered_json::object();
         if (plans[x].values.empty()) continue;
         e.uncertainty = plans[x].describe();
+        e.uncertainty["drawn"] = drawn[x];
         e.uncertainty["feasible"] = n;
         if (!refusals[x].empty()) e.uncertainty["refused"] = refusals[x];
         std::vector<std::vector<nlohmann::ordered_json>> by_point(e.points.size());

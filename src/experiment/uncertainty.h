@@ -40,8 +40,9 @@ std::vector<RangedCost> ranged_costs(const hw::MachineSpec& spec);
 // as the cost's type holds it (machine_edit.h representable) and kept within [lo, hi].
 double value_at(const RangedCost& c, double u);
 
-// n points of a Latin hypercube over costs.size() dimensions, in [0, 1): result[s][k].
-std::vector<std::vector<double>> latin_hypercube(size_t costs, size_t n, uint64_t seed);
+// n points of a Latin hypercube over costs.size() dimensions, in [0, 1): result[s][k]. Batch b
+// draws from its own stream of the seed ("uncertainty", then "uncertainty.1", ...).
+std::vector<std::vector<double>> latin_hypercube(size_t costs, size_t n, uint64_t seed, size_t batch = 0);
 
 // The q-quantile (0 <= q <= 1) of values, linear between order statistics (values unsorted).
 double quantile(std::vector<double> values, double q);
@@ -50,13 +51,16 @@ double quantile(std::vector<double> values, double q);
 // number in every sample.
 PointSpread spread_of(const std::vector<nlohmann::ordered_json>& sample_metrics);
 
-// The plan of one experiment: the ranged costs and the N sampled machines' values.
+// The plan of one experiment: the ranged costs and one batch of N sampled machines' values.
 struct UncertaintyPlan {
     std::vector<RangedCost> costs;
     std::vector<std::vector<double>> values;  // [sample][cost], base units
     nlohmann::ordered_json describe() const;  // results.json "uncertainty"
 };
-UncertaintyPlan plan_uncertainty(const PreparedExperiment& prepared, size_t samples);
+UncertaintyPlan plan_uncertainty(const PreparedExperiment& prepared, size_t samples, size_t batch = 0);
+
+// How many batches of N machines run_uncertainty draws at most to find N that can exist.
+inline constexpr size_t kUncertaintyBatches = 8;
 
 // The experiment prepared on its machine with `settings` in place, or nullopt with the machine's
 // objection in `refused` ("intc.fabric.router_service: 126 ns is longer than ...") when its own
@@ -68,11 +72,16 @@ std::optional<PreparedExperiment> prepare_variant(const PreparedExperiment& nomi
 // threads (parallel.h), and stores the spreads and the plan's description in each experiment
 // (PreparedExperiment::spreads, ::uncertainty), so its nominal run reports them. Identical for
 // any number of threads. An experiment without ranged costs (or without a machine) gets none.
-// A sampled machine its own checks refuse (prepare_variant) is left out: the intervals are over
-// the feasible ones, and the description counts them ("feasible") and says why the others were
-// refused ("refused": [{"sample", "problem"}]); fewer than 2 feasible give no intervals.
-// `progress(done, total)` is called one call at a time after each sample run; may be empty.
+// A sampled machine its own checks refuse (prepare_variant) cannot exist and is left out; further
+// Latin hypercubes of N (batches 1, 2, ... up to `max_batches` in all) are drawn, in order, until
+// N machines can exist, so the intervals are over N feasible machines (a uniform prior over the
+// feasible region) unless the ranges leave almost none. The description counts the machines drawn
+// ("drawn": sample numbers run over the batches, b * N + s) and used ("feasible") and says why
+// the others were refused ("refused": [{"sample", "problem"}]); fewer than 2 feasible give no
+// intervals. `progress(done, total)` is called one call at a time after each sample run; may be
+// empty.
 void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t samples, unsigned jobs,
-                     const std::function<void(size_t done, size_t total)>& progress = {});
+                     const std::function<void(size_t done, size_t total)>& progress = {},
+                     size_t max_batches = kUncertaintyBatches);
 
 }  // namespace ipisim::experiment

@@ -131,9 +131,10 @@ std::string uncertainty_note(const ExperimentResults& results) {
     if (u.empty()) return "";
     const size_t samples = u.value("samples", size_t{0});
     const size_t feasible = u.value("feasible", samples);
+    const size_t drawn = u.value("drawn", samples);
     const std::string refused =
-        feasible < samples ? fmt::format(" ({} of {} refused by the machine's checks)", samples - feasible, samples)
-                           : "";
+        drawn > feasible ? fmt::format(" ({} of {} drawn refused by the machine's checks)", drawn - feasible, drawn)
+                         : "";
     std::string out = fmt::format(
         "uncertainty: [lo, hi] is the {} interval and median that of {} machines{} sampled ({}) over "
         "{} ranged costs (docs/uncertainty.md)\n",

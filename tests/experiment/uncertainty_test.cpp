@@ -75,6 +75,10 @@ TEST(Uncertainty, a_latin_hypercube_uses_every_stratum_of_every_cost_once) {
     }
     EXPECT_EQ(latin_hypercube(3, 8, 42), u);
     EXPECT_NE(latin_hypercube(3, 8, 43), u);
+    // Batch 0 is the experiment's first hypercube; later batches are other draws of the seed.
+    EXPECT_EQ(latin_hypercube(3, 8, 42, 0), u);
+    EXPECT_NE(latin_hypercube(3, 8, 42, 1), u);
+    EXPECT_EQ(latin_hypercube(3, 8, 42, 1), latin_hypercube(3, 8, 42, 1));
 }
 
 TEST(Uncertainty, quantiles_interpolate_between_order_statistics) {
@@ -128,18 +132,29 @@ TEST(Uncertainty, every_ranged_cost_of_every_shipped_machine_can_be_set_to_its_r
     EXPECT_GT(loaded, 300U);
 }
 
-TEST(Uncertainty, a_sampled_machine_its_own_checks_refuse_is_left_out_and_counted) {
+TEST(Uncertainty, a_sampled_machine_its_own_checks_refuse_is_replaced_by_one_drawn_from_the_next_batch) {
     // router_service up to 1 us, but the toy's self delivery is 500 ns: the upper half of the
-    // strata cannot exist.
+    // strata of each batch of 8 cannot exist, so a second batch supplies the other 4 machines.
     const std::string dir = toy_with_ranges("refused", "[\"100 ns\", \"300 ns\"]", "", "[\"0 ns\", \"1 us\"]");
     PreparedExperiment p = prepare_toy(dir);
     run_uncertainty({&p}, 8, 2);
     EXPECT_EQ(p.uncertainty["samples"], 8);
-    EXPECT_EQ(p.uncertainty["feasible"], 4);
-    ASSERT_EQ(p.uncertainty["refused"].size(), 4U);
+    EXPECT_EQ(p.uncertainty["feasible"], 8);
+    const size_t drawn = p.uncertainty["drawn"].get<size_t>();
+    EXPECT_GT(drawn, 8U + 4U);  // all of batch 0, then batch 1 until its 4th feasible machine
+    EXPECT_LE(drawn, 16U);
+    ASSERT_EQ(p.uncertainty["refused"].size(), drawn - 8);
     EXPECT_NE(p.uncertainty["refused"][0]["problem"].get<std::string>().find("router_service"), std::string::npos);
+    // Sample numbers run on over the batches: batch 1's are 8-15.
+    EXPECT_GE(p.uncertainty["refused"].back()["sample"].get<size_t>(), 8U);
     ASSERT_EQ(p.spreads.size(), 2U);
     EXPECT_TRUE(p.spreads[0].interval.contains("ns_per_call"));
+    // With one batch only, as before: the intervals rest on the 4 machines that can exist.
+    PreparedExperiment once = prepare_toy(dir);
+    run_uncertainty({&once}, 8, 2, {}, 1);
+    EXPECT_EQ(once.uncertainty["feasible"], 4);
+    EXPECT_EQ(once.uncertainty["drawn"], 8);
+    EXPECT_EQ(once.uncertainty["refused"].size(), 4U);
 }
 
 TEST(Uncertainty, intervals_contain_the_nominal_value_of_a_monotone_metric) {
@@ -237,7 +252,7 @@ TEST(Uncertainty, sampled_runs_the_checker_fails_are_named_with_their_sample_poi
     EXPECT_FALSE(plain.uncertainty.contains("violations"));
 }
 
-// An experiment left with one feasible machine gets no interval, and its sample runs are still
+// An experiment left with one feasible machine (one batch drawn) gets no interval, and its sample runs are still
 // consumed in job order: the next experiment of the same call gets its own metrics (it did not
 // before 2026-12-06, when it would have read the first one's).
 TEST(Uncertainty, an_experiment_with_one_feasible_machine_does_not_shift_the_next_ones_samples) {
@@ -251,8 +266,8 @@ TEST(Uncertainty, an_experiment_with_one_feasible_machine_does_not_shift_the_nex
     PreparedExperiment one = prepare_toy(one_dir);
     PreparedExperiment next = prepare_toy(toy_with_ranges("next", "[\"100 ns\", \"300 ns\"]", ""));
     PreparedExperiment alone = prepare_toy(toy_with_ranges("alone", "[\"100 ns\", \"300 ns\"]", ""));
-    run_uncertainty({&one, &next}, 2, 2);
-    run_uncertainty({&alone}, 2, 2);
+    run_uncertainty({&one, &next}, 2, 2, {}, 1);
+    run_uncertainty({&alone}, 2, 2, {}, 1);
     EXPECT_EQ(one.uncertainty["feasible"], 1);
     EXPECT_TRUE(one.spreads.empty());
     ASSERT_EQ(next.spreads.size(), 2U);
