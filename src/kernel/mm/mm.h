@@ -228,8 +228,9 @@ private:
     // mm_needs_global_asid(): the mm has a global ASID and `asid` is not it (IRQs off).
     sim::Task<bool> mm_needs_global_asid(hw::Cpu& cpu, MmStruct& mm, uint64_t asid);
     void alloc_global_asid_line(MmStruct& m);
-    // RAR flavour, flush_tlb_func on a global ASID: INVLPG per page, or flush_tlb_local().
-    sim::Task<> flush_pcid_range(hw::Cpu& cpu, hw::Pcid pcid, const FlushTlbInfo& f);
+    // flush_tlb_func's "reload the ASID if transitioning into or out of a global ASID": the
+    // ASID the CPU runs `loaded` with afterwards.
+    sim::Task<uint64_t> reload_global_asid(hw::Cpu& cpu, uint64_t loaded, uint64_t asid);
 
     Kernel& k_;
     hw::Memory& mem_;

@@ -147,18 +147,6 @@ sim::Task<bool> Mm::should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTl
     co_return info.trim_cpumask;  // in mm_cpumask but running another mm: trim it
 }
 
-sim::Task<> Mm::flush_pcid_range(hw::Cpu& cpu, hw::Pcid pcid, const FlushTlbInfo& f) {
-    if (f.end != TLB_FLUSH_ALL) {
-        ++flush_stats_.partial;
-        for (uint64_t addr = f.start; addr < f.end; addr += 1ULL << f.stride_shift) {
-            co_await hw::invlpg(cpu, *tlbs_[cpu.id()], pcid, addr);
-        }
-    } else {
-        ++flush_stats_.full;
-        co_await hw::write_cr3(cpu, *tlbs_[cpu.id()], pcid, /*noflush=*/false);
-    }
-}
-
 sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
     static const uint32_t label = hw::profile_label("flush_tlb_func", hw::LabelCategory::tlb_invalidation);
     auto scope = cpu.function(label);
@@ -177,17 +165,13 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
         co_return;
     }
     if (loaded == init_mm().id) co_return;
-    if (broadcast_tlb_flush()) {
-        // Reload the ASID if the mm is transitioning into a global ASID.
-        const bool to_global = co_await mm_needs_global_asid(cpu, *mm_by_id(loaded), asid);
-        if (to_global) {
-            ++flush_stats_.asid_reloads;
-            co_await switch_mm_irqs_off(cpu, *mm_by_id(loaded));
-            asid = co_await mem_.load(me, *st.loaded_mm_asid);
-        }
-        // Broadcast ASIDs are always kept up to date with INVLPGB. With RAR, IPI flushes
-        // (trim rounds, rar_tlb_flush's local call) that get here are processed.
-        if (is_global_asid(asid) && global_asid_flavour_ == GlobalAsidFlavour::every_cpu) {
+    // The RAR RFC (v3/v4, arch/x86/mm/tlb.c) moves the global-ASID steps after the lazy check;
+    // mainline (INVLPGB, 6.15+) has them before it.
+    const bool rar = global_asid_flavour_ == GlobalAsidFlavour::mm_cpumask;
+    if (broadcast_tlb_flush() && !rar) {
+        asid = co_await reload_global_asid(cpu, loaded, asid);
+        // Broadcast ASIDs are always kept up to date with INVLPGB.
+        if (is_global_asid(asid)) {
             ++flush_stats_.global_asid_returns;
             co_return;
         }
@@ -197,19 +181,18 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
         // Lazy CPUs get here only for freed page tables: leave the user mm altogether. With
         // RAR, leave its mm_cpumask first (it flushes when it comes back, as a new CPU).
         ++flush_stats_.lazy_switches;
-        if (global_asid_flavour_ == GlobalAsidFlavour::mm_cpumask && f.mm != nullptr) {
-            co_await mem_.clear_bit(me, *f.mm->cpumask[me / 64], me % 64);
-        }
+        if (rar && f.mm != nullptr) co_await mem_.clear_bit(me, *f.mm->cpumask[me / 64], me % 64);
         co_await switch_mm_irqs_off(cpu, init_mm());
         co_return;
     }
-    if (is_global_asid(asid)) {
-        // RAR flavour: a global ASID has no ctxs[] generation; apply the request as asked.
-        ++flush_stats_.global_asid_flushes;
-        co_await flush_pcid_range(cpu, static_cast<hw::Pcid>(asid + 1), f);
-        co_return;
-    }
-    const uint64_t local_tlb_gen = co_await mem_.load(me, *st.ctxs[asid].tlb_gen);
+    if (rar) asid = co_await reload_global_asid(cpu, loaded, asid);
+    // With RAR, IPI flushes (trim rounds, rar_tlb_flush's local call) that get here on a global
+    // ASID are processed. A global ASID has no ctxs[] generation: local_tlb_gen stays 0, so the
+    // request is never the next generation and the flush is a full one (after the mm's tlb_gen
+    // has been read), and no generation is recorded.
+    const bool dyn_asid = !is_global_asid(asid);
+    if (!dyn_asid) ++flush_stats_.global_asid_flushes;
+    const uint64_t local_tlb_gen = dyn_asid ? co_await mem_.load(me, *st.ctxs[asid].tlb_gen) : 0;
     if (f.new_tlb_gen != TLB_GENERATION_INVALID && f.new_tlb_gen <= local_tlb_gen) {
         ++flush_stats_.coalesced;  // already caught up; mm->tlb_gen deliberately not read
         co_return;
@@ -230,7 +213,17 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
         ++flush_stats_.full;
         co_await hw::write_cr3(cpu, *tlbs_[me], static_cast<hw::Pcid>(asid + 1), /*noflush=*/false);
     }
-    co_await mem_.store(me, *st.ctxs[asid].tlb_gen, mm_tlb_gen);
+    // Both paths above update our state to mm_tlb_gen.
+    if (dyn_asid) co_await mem_.store(me, *st.ctxs[asid].tlb_gen, mm_tlb_gen);
+}
+
+sim::Task<uint64_t> Mm::reload_global_asid(hw::Cpu& cpu, uint64_t loaded, uint64_t asid) {
+    // Reload the ASID if the mm is transitioning into a global ASID.
+    const bool to_global = co_await mm_needs_global_asid(cpu, *mm_by_id(loaded), asid);
+    if (!to_global) co_return asid;
+    ++flush_stats_.asid_reloads;
+    co_await switch_mm_irqs_off(cpu, *mm_by_id(loaded));
+    co_return co_await mem_.load(cpu.id(), *tlbstate_[cpu.id()].loaded_mm_asid);
 }
 
 }  // namespace ipisim::kernel::mm
