@@ -40,9 +40,9 @@ struct ModelTlbFlush2 {
 
 // The [kernel] version the model runs for a `uname -r` release: the release itself when it
 // reads as a Linux version ("6.18.44-fc-v1045"), else its leading MAJOR.MINOR ("6.1.0+" gives
-// "6.1"); the nearest kernel the model knows
-// when it is outside kernel::kOldestModeled..kNewestModeled (model_kernel_note() says so); a
-// release with no MAJOR.MINOR is a ConfigError at kernel.version naming the release.
+// "6.1"); the nearest kernel the model knows when that is outside kernel::kOldestModeled ..
+// kNewestModeled (model_kernel_note() says so). A release with no MAJOR.MINOR is a ConfigError
+// at kernel.version naming the release.
 std::string model_kernel_version(const std::string& release);
 
 // "" when the model knows the release's kernel, else the sentence that says which kernel it
