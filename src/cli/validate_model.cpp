@@ -49,8 +49,8 @@ kernel::Version release_version(const std::string& release) {
 
 std::string model_kernel_version(const std::string& release) {
     const kernel::Version v = release_version(release);
-    if (!kernel::unmodeled_version(v).empty())
-        return std::clamp(v, kernel::kOldestModeled, kernel::kNewestModeled).text();
+    const kernel::Version known = std::clamp(v, kernel::kOldestModeled, kernel::kNewestModeled);
+    if (known != v) return known.text();
     return kernel::Version::parse(release) ? release : v.text();
 }
 

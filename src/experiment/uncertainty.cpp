@@ -149,14 +149,16 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
     };
     std::vector<UncertaintyPlan> plans;
     std::vector<std::vector<PreparedExperiment>> variants(experiments.size());  // [experiment][feasible sample]
-    std::vector<std::vector<size_t>> sample_of(experiments.size());             // [experiment][feasible] -> plan sample
+    std::vector<std::vector<size_t>> sample_of(experiments.size());  // [experiment][feasible] -> drawn sample
     std::vector<nlohmann::ordered_json> refusals(experiments.size(), nlohmann::ordered_json::array());
     std::vector<size_t> drawn(experiments.size(), 0);
     std::vector<Job> jobs_list;
     for (size_t x = 0; x < experiments.size(); ++x) {
         plans.push_back(plan_uncertainty(*experiments[x], samples));
+        UncertaintyPlan later;  // batches 1, 2, ...
         for (size_t batch = 0; batch < max_batches && variants[x].size() < samples; ++batch) {
-            const UncertaintyPlan plan = batch == 0 ? plans.back() : plan_uncertainty(*experiments[x], samples, batch);
+            if (batch > 0) later = plan_uncertainty(*experiments[x], samples, batch);
+            const UncertaintyPlan& plan = batch == 0 ? plans.back() : later;
             for (size_t s = 0; s < plan.values.size() && variants[x].size() < samples; ++s) {
                 const size_t sample = batch * samples + s;
                 ++drawn[x];

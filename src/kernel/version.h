@@ -30,7 +30,7 @@ struct Version {
 // optimistic spinning", v5.11) are ungated. Newest: the last kernel whose changes to these paths
 // were read (docs/mechanisms.md); a later kernel may have changed them. An experiment's version
 // must lie in between (kernel_config.cpp); a host's release outside it is modelled as the nearest
-// bound, and the report says so (modeled_version()).
+// bound, and the report says so (cli/validate_model.h: model_kernel_version, model_kernel_note).
 inline constexpr Version kOldestModeled{5, 12};
 inline constexpr Version kNewestModeled{6, 18};
 
