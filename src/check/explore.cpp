@@ -72,9 +72,11 @@ std::string replay_file_text(const StressSpec& spec, const std::string& machine_
         "perturb = {}\n"
         "jitter_percent = {}\n"
         "delay_per_mille = {}\n"
-        "max_delay_ps = {}\n",
+        "max_delay_ps = {}\n"
+        "store_buffer = {}\n",
         spec.protocol, machine_name, spec.seed, spec.ops_per_cpu, spec.perturb ? "true" : "false",
-        spec.perturbation.jitter_percent, spec.perturbation.delay_per_mille, spec.perturbation.max_delay.count());
+        spec.perturbation.jitter_percent, spec.perturbation.delay_per_mille, spec.perturbation.max_delay.count(),
+        spec.machine.coherence.store_buffer);
 }
 
 std::string failure_report(const StressSpec& spec, const StressResult& r) {

@@ -89,6 +89,19 @@ public:
     }
 };
 
+// The IPI flush, on a kernel whose switch_mm_irqs_off() to another mm reads tlb_gen without a
+// barrier after its LOADED_MM_SWITCHING store when its bit is already in mm_cpumask: the lazy
+// mm_cpumask of 6.14 before 83b0177a6c48 ("x86/mm: Fix SMP ordering in switch_mm_irqs_off()",
+// reported by Stephen Dolan). With store buffers the tlb_gen read can pass the store, and a
+// flusher that reads loaded_mm meanwhile sees the old mm: neither side flushes.
+class SwitchMmNoSmpMb final : public kernel::TlbFlushProtocol {
+public:
+    void attach(kernel::mm::Mm& m) override {
+        TlbFlushProtocol::attach(m);
+        m.set_switch_mm_skips_smp_mb(true);
+    }
+};
+
 // The INVLPGB flush whose broadcast_tlb_flush() returns without TLBSYNC.
 class InvlpgbNoTlbsync final : public kernel::InvlpgbFlush {
 protected:
@@ -115,9 +128,9 @@ void add(const char* name, const char* description) {
 }  // namespace
 
 const std::vector<std::string>& mutant_names() {
-    static const std::vector<std::string> names = {"abba-deadlock",        "asid-reuse-no-flush", "invlpgb-no-tlbsync",
-                                                   "ipi-local-only",       "ipi-no-wait",         "ipi-skip-lazy-freed",
-                                                   "llist-no-empty-check", "rar-optimized-noloop"};
+    static const std::vector<std::string> names = {
+        "abba-deadlock",       "asid-reuse-no-flush",  "invlpgb-no-tlbsync",   "ipi-local-only",     "ipi-no-wait",
+        "ipi-skip-lazy-freed", "llist-no-empty-check", "rar-optimized-noloop", "switch-mm-no-smp-mb"};
     return names;
 }
 
@@ -135,6 +148,8 @@ void register_mutants() {
                            "checker mutant: a CSD queued on an empty call_single_queue gets no IPI");
     add<AsidReuseNoFlush>("asid-reuse-no-flush",
                           "checker mutant: the global ASID space wraps without the flush of every PCID");
+    add<SwitchMmNoSmpMb>("switch-mm-no-smp-mb",
+                         "checker mutant: switch_mm_irqs_off without the smp_mb fixed by 83b0177a6c48 (6.14-6.17)");
     add<InvlpgbNoTlbsync>("invlpgb-no-tlbsync", "checker mutant: the INVLPGB flush returns without TLBSYNC");
     auto& r = sim::Registry<kernel::TlbFlushProtocol>::instance();
     if (!r.contains("rar-optimized-noloop")) {

@@ -12,6 +12,9 @@
 //   invlpgb-no-tlbsync  the INVLPGB flush returns without TLBSYNC;
 //   asid-reuse-no-flush  the INVLPGB flush whose global ASID space wraps without flushing
 //                   every PCID (reset_global_asid_space() without invlpgb_flush_all_nonglobals);
+//   switch-mm-no-smp-mb  the IPI flush on a switch_mm_irqs_off() missing the smp_mb() that
+//                   83b0177a6c48 added (6.14-6.17's lazy mm_cpumask bug; caught only with
+//                   store buffers: ipisim check --store-buffer N);
 //   abba-deadlock   takes two spinlocks with IRQs off, in opposite orders on even and odd CPUs,
 //                   before the IPI flush.
 #pragma once

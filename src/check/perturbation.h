@@ -1,5 +1,6 @@
 // Schedule exploration's perturbation of timing (docs/checker.md, "Perturbation"): every
-// cache-line transfer and every interrupt delivery gets a seeded jitter of up to
+// cache-line transfer, every interrupt delivery and every store's wait in the store buffer
+// before it may commit (machines with one) gets a seeded jitter of up to
 // jitter_percent of its cost, and, with probability delay_per_mille / 1000, an injected delay of
 // up to max_delay. Line transfers are the interleaving points of every kernel protocol (lock
 // words, CSD flags, queue heads, RAR action bytes), so a rare long delay at one of them is the
@@ -27,6 +28,7 @@ public:
 
     sim::Picos line_transfer(sim::Picos cost) override { return perturb(cost); }
     sim::Picos delivery(sim::Picos latency) override { return perturb(latency); }
+    sim::Picos store_commit(sim::Picos earliest) override { return perturb(earliest); }
 
     // Installs it as this thread's perturbation for the scope's lifetime.
     class Installed {

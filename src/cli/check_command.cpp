@@ -69,6 +69,10 @@ void read_replay(const std::string& path, CheckArgs& args, check::StressSpec& sp
             spec.perturbation.delay_per_mille = static_cast<uint32_t>(integer());
         } else if (k == "max_delay_ps") {
             spec.perturbation.max_delay = sim::Picos(integer());
+        } else if (k == "store_buffer") {
+            const uint64_t n = integer();
+            if (n > 512) throw config::ConfigError(path, line(node), "check." + k, "at most 512 entries");
+            args.store_buffer = static_cast<int64_t>(n);
         } else {
             throw config::ConfigError(path, line(node), "check." + k, "unknown key");
         }
@@ -111,6 +115,7 @@ int check_command(const CheckArgs& given, const DataDirs& dirs) {
         if (args.machine.empty()) return bad_input("ipisim check: --machine: no toy machine supports " + args.protocol);
     }
     spec.machine = hw::load_machine_by_name(dirs.machines, args.machine);
+    if (args.store_buffer >= 0) spec.machine.coherence.store_buffer = static_cast<uint32_t>(args.store_buffer);
     if (const std::string why = kernel::tlb_flush_protocol_check(args.protocol, spec.machine); !why.empty()) {
         return bad_input("ipisim check: --protocol: " + why);
     }
@@ -127,8 +132,10 @@ int check_command(const CheckArgs& given, const DataDirs& dirs) {
     const check::ExploreResult r = check::explore(ex);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.failing_seed) {
+        const uint32_t sb = spec.machine.coherence.store_buffer;
+        const std::string on = sb == 0 ? args.machine : fmt::format("{} (store buffers of {})", args.machine, sb);
         fmt::print("ok: {} on {}: {} seed{} ({}..{}), {} flushes, {} user accesses, no violation ({:.1f} s, {} jobs)\n",
-                   args.protocol, args.machine, r.seeds_run, r.seeds_run == 1 ? "" : "s", args.first_seed,
+                   args.protocol, on, r.seeds_run, r.seeds_run == 1 ? "" : "s", args.first_seed,
                    args.first_seed + args.seeds - 1, r.flushes, r.accesses, secs, ex.jobs);
         return 0;
     }

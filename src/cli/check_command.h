@@ -18,6 +18,9 @@ struct CheckArgs {
     uint32_t jobs = 0;  // 0: every hardware thread
     uint32_t ops = 200;
     bool no_perturb = false;
+    // Store-buffer entries per CPU in place of the machine's `[coherence] store_buffer` (the
+    // toy machines have none); -1: the machine's.
+    int64_t store_buffer = -1;
     std::string replay;  // a replay file instead of the options above
     std::string out_dir = "results/check";
 };

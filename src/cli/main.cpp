@@ -240,6 +240,11 @@ int main(int argc, char** argv) {
     check->add_option("--jobs", check_args.jobs, "parallel runs (default: every hardware thread)");
     check->add_option("--ops", check_args.ops, "operations per CPU")->capture_default_str();
     check->add_flag("--no-perturb", check_args.no_perturb, "no timing perturbation");
+    check
+        ->add_option("--store-buffer", check_args.store_buffer,
+                     "store-buffer entries per CPU in place of the machine's (toy machines have none): stores "
+                     "then wait to become visible while later loads go ahead, so a missing barrier shows")
+        ->check(CLI::Range(int64_t{0}, int64_t{512}));
     check->add_option("--replay", check_args.replay, "rerun the run a replay file records");
     check->add_option("--out", check_args.out_dir, "where a violation's log and replay file go")
         ->capture_default_str()

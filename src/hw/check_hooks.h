@@ -98,6 +98,10 @@ public:
     virtual sim::Picos line_transfer(sim::Picos cost) = 0;
     // An interrupt delivery on the fabric that takes `latency` without perturbation.
     virtual sim::Picos delivery(sim::Picos latency) = 0;
+    // How long after it issued a store may leave the store buffer (`earliest` without
+    // perturbation): a real core commits a store only once it retires, after every older
+    // instruction, a missing load or a page walk among them (hw/coherence/store_buffer.h).
+    virtual sim::Picos store_commit(sim::Picos earliest) = 0;
 };
 
 namespace detail {
@@ -131,6 +135,10 @@ inline Perturbation* set_perturbation(Perturbation* p) {
 [[nodiscard]] inline sim::Picos perturbed_delivery(sim::Picos latency) {
     Perturbation* p = detail::t_perturbation;
     return p == nullptr ? latency : p->delivery(latency);
+}
+[[nodiscard]] inline sim::Picos perturbed_store_commit(sim::Picos earliest) {
+    Perturbation* p = detail::t_perturbation;
+    return p == nullptr ? earliest : p->store_commit(earliest);
 }
 
 // One-line hook calls (nothing without installed hooks).

@@ -61,6 +61,9 @@ struct CoherenceSpec {
     // how many lines an out-of-order core fetches at once ahead of a loop of independent
     // loads (hw/coherence/read_ahead.h). 1: no memory-level parallelism.
     uint32_t fill_buffers = 1;
+    // Store-buffer entries per CPU (hw/coherence/store_buffer.h): stores wait in a FIFO to
+    // become visible while later loads go ahead (x86-TSO). 0: none; a store waits for its line.
+    uint32_t store_buffer = 0;
 };
 
 // [cpu]: costs of kernel-entry-level operations on one CPU.

@@ -77,6 +77,13 @@ const config::Schema<CoherenceKeys>& coherence_schema() {
             .at_least(1)
             .at_most(64)
             .cost();
+        c.param("store_buffer", &CoherenceKeys::store_buffer,
+                "store-buffer entries per CPU: a store waits there to become visible while later loads go ahead "
+                "(x86-TSO); locked RMWs, fences and serializing instructions wait for it to drain; 0: none, a "
+                "store waits for its line (also when the key is absent: machine files written before it)")
+            .def(0U)
+            .at_most(512)
+            .cost();
         return c;
     }();
     return s;

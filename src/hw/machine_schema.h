@@ -32,6 +32,7 @@ struct CoherenceKeys {
     sim::Picos l1_hit, smt, same_l3, same_die, same_package, cross_package;
     sim::Picos remote_home_extra, memory_local, memory_remote, line_occupancy;
     uint32_t fill_buffers = 1;
+    uint32_t store_buffer = 0;
 };
 struct FabricKeys {
     sim::Picos self, smt, same_l3, same_die, same_package, cross_package;

@@ -44,6 +44,7 @@ CoherenceKeys coherence_keys(const CoherenceSpec& c) {
     k.memory_remote = c.memory_remote;
     k.line_occupancy = c.line_occupancy;
     k.fill_buffers = c.fill_buffers;
+    k.store_buffer = c.store_buffer;
     return k;
 }
 
@@ -62,6 +63,7 @@ CoherenceSpec coherence_spec(const CoherenceKeys& k, bool multi_package) {
     c.memory_remote = multi_package ? k.memory_remote : k.memory_local;
     c.line_occupancy = k.line_occupancy;
     c.fill_buffers = k.fill_buffers;
+    c.store_buffer = k.store_buffer;
     return c;
 }
 

@@ -41,6 +41,7 @@ const std::map<std::string, Placeholder, std::less<>>& placeholders() {
         {"coherence.memory_remote", {140 * kNs}},
         {"coherence.line_occupancy", {5 * kNs}},
         {"coherence.fill_buffers", {12, 10, 24}},
+        {"coherence.store_buffer", {56, 42, 114}},
         {"cpu.irq_entry", {250 * kNs}},
         {"cpu.irq_exit", {150 * kNs}},
         {"cpu.eoi", {40 * kNs}},

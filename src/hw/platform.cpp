@@ -6,7 +6,10 @@ Platform::Platform(sim::Engine& eng, const MachineSpec& spec)
     : eng_(eng), spec_(spec), memory_(eng, spec.topology, spec.coherence) {
     const Topology& topo = spec.topology;
     cpus_.reserve(topo.nr_cpus());
-    for (CpuId c = 0; c < topo.nr_cpus(); ++c) cpus_.push_back(std::make_unique<Cpu>(eng, c, spec));
+    for (CpuId c = 0; c < topo.nr_cpus(); ++c) {
+        cpus_.push_back(std::make_unique<Cpu>(eng, c, spec));
+        cpus_.back()->set_store_buffers(memory_.store_buffers());
+    }
     for (CpuId c = 0; c < topo.nr_cpus(); ++c) {
         for (CpuId s : topo.siblings(c)) {
             if (s != c) cpus_[c]->add_sibling(cpus_[s].get());

@@ -164,6 +164,10 @@ toml::table HostValues::coherence() const {
                        marked_int(12, 10, 24,
                                   "L1D misses in flight per core (line fill buffers / miss address buffers): not "
                                   "measured; range: Skylake's 10-12 to Zen 3's 24"));
+    t.insert_or_assign("store_buffer",
+                       marked_int(56, 36, 114,
+                                  "store-buffer entries per core: not measured; range: Sandy Bridge's 36 to Golden "
+                                  "Cove's 114 (Skylake 56, Zen 2 48, Zen 3 64)"));
     return t;
 }
 

@@ -15,6 +15,7 @@
 
 #include "hw/coherence/coherence_protocol.h"
 #include "hw/coherence/sim_var.h"
+#include "hw/coherence/store_buffer.h"
 #include "sim/engine.h"
 #include "sim/process.h"
 
@@ -26,11 +27,85 @@ enum class AccessOp : uint8_t { load, store, xchg, cmpxchg, fetch_add, fetch_or,
 // stored value, the cmpxchg expected/desired pair, the delta or mask).
 class AccessBase {
 public:
-    AccessBase(sim::Engine& eng, CoherenceProtocol& protocol, CpuId cpu, SimVar& v, AccessOp op, uint64_t a = 0,
-               uint64_t b = 0)
-        : eng_(eng), protocol_(protocol), v_(v), a_(a), b_(b), cpu_(cpu), op_(op) {}
+    AccessBase(sim::Engine& eng, CoherenceProtocol& protocol, StoreBuffers* sb, CpuId cpu, SimVar& v, AccessOp op,
+               uint64_t a = 0, uint64_t b = 0)
+        : eng_(eng), protocol_(protocol), sb_(sb), v_(v), a_(a), b_(b), cpu_(cpu), op_(op) {}
 
     IPISIM_INLINE bool await_ready() {
+        bool hit = false;
+        if (sb_ != nullptr) {
+            // This CPU has a store buffer (store_buffer.h).
+            if (op_ == AccessOp::store) {
+                if (sb_->try_push_store(cpu_, v_, a_, also_)) return true;  // buffered: the CPU goes on
+                queued_ = Queued::full_store;
+            } else if (op_ == AccessOp::load) {
+                if (sb_->forward(cpu_, v_, old_)) {
+                    wait_ = protocol_.spec().l1_hit;  // forwarded from the buffer
+                    hit = true;
+                }
+            } else if (!sb_->empty(cpu_)) {
+                queued_ = Queued::rmw;  // a locked RMW waits for the older stores
+            }
+            if (queued_ != Queued::none) {
+                proc_ = sim::Process::current();
+                proc_->mask();
+                masked_ = true;
+                return false;
+            }
+        }
+        if (!hit) hit = reserve();
+        if (wait_ == sim::Picos::zero()) return true;
+        proc_ = sim::Process::current();
+        // A hit's wait cannot be interrupted (the access is masked) and nothing else waits on
+        // it: when nothing else happens before it ends, it ends in place (no queue trip).
+        if (hit && eng_.advance_inline(eng_.now() + wait_, proc_->id())) return true;
+        proc_->mask();
+        masked_ = true;
+        return false;
+    }
+    IPISIM_INLINE void await_suspend(std::coroutine_handle<>) {
+        const uint32_t epoch = proc_->begin_wait(nullptr);
+        switch (queued_) {
+            case Queued::none:
+                eng_.schedule_in(wait_, &sim::Process::on_wake_event, proc_, epoch, proc_->id());
+                break;
+            case Queued::full_store:
+                sb_->push_full_store(cpu_, v_, a_, also_, proc_, epoch);
+                break;
+            case Queued::rmw:
+                sb_->push_rmw(cpu_, this, proc_, epoch);
+                break;
+        }
+    }
+
+    // Spinners of another line to wake with this write's own (a store only; Memory::store).
+    void also_notify(sim::Signal* s) { also_ = s; }
+
+    // Reserves the access on its line now and applies it to the variable (an RMW behind
+    // buffered stores: called by the store buffer once they have completed); returns the wait.
+    sim::Picos perform() {
+        reserve();
+        return wait_;
+    }
+
+protected:
+    // Ends the access; returns the value loaded or the old value of a write.
+    IPISIM_INLINE uint64_t finish() {
+        if (masked_) proc_->unmask();  // pending interrupts stay pending
+        // A buffered store's line is notified when the buffer commits it.
+        if (op_ != AccessOp::load && !(op_ == AccessOp::store && sb_ != nullptr)) {
+            v_.line().written().notify_all();
+            if (also_ != nullptr) also_->notify_all();
+        }
+        return old_;
+    }
+    [[nodiscard]] uint64_t expected() const { return a_; }
+
+private:
+    enum class Queued : uint8_t { none, full_store, rmw };
+
+    // Reserves the access on the line and applies it (sets wait_ and old_); true for a hit.
+    IPISIM_INLINE bool reserve() {
         CacheLine& line = v_.line();
         bool hit = false;
         if (op_ == AccessOp::load) {
@@ -43,30 +118,9 @@ public:
             old_ = v_.value_;
             v_.value_ = apply(old_);
         }
-        if (wait_ == sim::Picos::zero()) return true;
-        proc_ = sim::Process::current();
-        // A hit's wait cannot be interrupted (the access is masked) and nothing else waits on
-        // it: when nothing else happens before it ends, it ends in place (no queue trip).
-        if (hit && eng_.advance_inline(eng_.now() + wait_, proc_->id())) return true;
-        proc_->mask();
-        masked_ = true;
-        return false;
-    }
-    IPISIM_INLINE void await_suspend(std::coroutine_handle<>) {
-        const uint32_t epoch = proc_->begin_wait(nullptr);
-        eng_.schedule_in(wait_, &sim::Process::on_wake_event, proc_, epoch, proc_->id());
+        return hit;
     }
 
-protected:
-    // Ends the access; returns the value loaded or the old value of a write.
-    IPISIM_INLINE uint64_t finish() {
-        if (masked_) proc_->unmask();  // pending interrupts stay pending
-        if (op_ != AccessOp::load) v_.line().written().notify_all();
-        return old_;
-    }
-    [[nodiscard]] uint64_t expected() const { return a_; }
-
-private:
     [[nodiscard]] IPISIM_INLINE uint64_t apply(uint64_t old) const {
         switch (op_) {
             case AccessOp::load:
@@ -90,6 +144,8 @@ private:
 
     sim::Engine& eng_;
     CoherenceProtocol& protocol_;
+    StoreBuffers* sb_;  // nullptr: the machine has none
+    sim::Signal* also_ = nullptr;
     SimVar& v_;
     uint64_t a_;
     uint64_t b_;
@@ -99,6 +155,7 @@ private:
     CpuId cpu_;
     AccessOp op_;
     bool masked_ = false;  // waited with the process masked
+    Queued queued_ = Queued::none;
 };
 
 // co_await yields the value loaded, or the old value of a write.
@@ -118,9 +175,9 @@ public:
 // co_await yields bit `nr` of the old value (test_and_set_bit, test_and_clear_bit).
 class [[nodiscard]] BitAccess : public AccessBase {
 public:
-    BitAccess(sim::Engine& eng, CoherenceProtocol& protocol, CpuId cpu, SimVar& v, AccessOp op, uint64_t mask,
-              unsigned nr)
-        : AccessBase(eng, protocol, cpu, v, op, mask), nr_(nr) {}
+    BitAccess(sim::Engine& eng, CoherenceProtocol& protocol, StoreBuffers* sb, CpuId cpu, SimVar& v, AccessOp op,
+              uint64_t mask, unsigned nr)
+        : AccessBase(eng, protocol, sb, cpu, v, op, mask), nr_(nr) {}
     IPISIM_INLINE bool await_resume() { return ((finish() >> nr_) & 1U) != 0; }
 
 private:
@@ -130,9 +187,9 @@ private:
 // Kernel try_cmpxchg: co_await yields true on success; on failure `expected` gets the value.
 class [[nodiscard]] TryCmpxchgAccess : public AccessBase {
 public:
-    TryCmpxchgAccess(sim::Engine& eng, CoherenceProtocol& protocol, CpuId cpu, SimVar& v, uint64_t& expected,
-                     uint64_t desired)
-        : AccessBase(eng, protocol, cpu, v, AccessOp::cmpxchg, expected, desired), expected_(expected) {}
+    TryCmpxchgAccess(sim::Engine& eng, CoherenceProtocol& protocol, StoreBuffers* sb, CpuId cpu, SimVar& v,
+                     uint64_t& expected, uint64_t desired)
+        : AccessBase(eng, protocol, sb, cpu, v, AccessOp::cmpxchg, expected, desired), expected_(expected) {}
     IPISIM_INLINE bool await_resume() {
         const uint64_t old = finish();
         if (old == expected()) return true;

@@ -64,16 +64,16 @@ bool CoherenceProtocol::prefetch_read(CpuId cpu, CacheLine& line) {
     return true;
 }
 
-sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost) {
+sim::Picos CoherenceProtocol::serialize(CacheLine& line, sim::Picos cost, sim::Picos from, sim::Picos min_end) {
     cost = perturbed_line_transfer(cost);
     const sim::Picos now = eng_.now();
-    const sim::Picos start = std::max(now, line.busy_until());
+    const sim::Picos start = std::max(from, line.busy_until());
     // Not before the pipelined reads reserved ahead of it complete (see the header).
-    const sim::Picos end = std::max(start + cost, line.pipelined_reads_end());
+    const sim::Picos end = std::max({start + cost, line.pipelined_reads_end(), min_end});
     line.set_busy_until(end + spec_.line_occupancy);
     LineStats& s = line.miss_stats();
     ++s.transactions;
-    s.queueing += start - now;
+    s.queueing += start - from;
     s.busy += cost;
     return end - now;
 }
@@ -111,10 +111,36 @@ sim::Picos CoherenceProtocol::read_miss(CpuId cpu, CacheLine& line) {
         ++s.transfers[static_cast<size_t>(topo_.distance(cpu, owner))];
     }
     line.add_holder(cpu);
-    return serialize(line, cost);
+    return serialize(line, cost, eng_.now(), eng_.now());
 }
 
 sim::Picos CoherenceProtocol::write_miss(CpuId cpu, CacheLine& line) {
+    return write_miss_from(cpu, line, eng_.now(), eng_.now());
+}
+
+sim::Picos CoherenceProtocol::write_cost(CpuId cpu, const CacheLine& line) const {
+    if (line.exclusive(cpu)) return spec_.l1_hit;
+    if (line.owner() == kNoCpu) return memory(cpu, line.home_node());
+    sim::Picos cost;
+    line.for_each_holder([&](CpuId h) {
+        if (h != cpu) cost = std::max(cost, leg(cpu, h, line.home_node()));
+    });
+    return cost;
+}
+
+sim::Picos CoherenceProtocol::reserve_write_issued(CpuId cpu, CacheLine& line, sim::Picos issued) {
+    if (line.exclusive(cpu)) {
+        line.count_hit();
+        const sim::Picos end = issued + spec_.l1_hit;
+        return end > eng_.now() ? end - eng_.now() : sim::Picos::zero();
+    }
+    // Not before a hit another holder began just before this reservation has ended: the
+    // invariant that lets a spinner that loaded the old value be asleep when the write wakes it
+    // (a write reserved now normally takes a whole transfer).
+    return write_miss_from(cpu, line, issued, eng_.now() + spec_.l1_hit);
+}
+
+sim::Picos CoherenceProtocol::write_miss_from(CpuId cpu, CacheLine& line, sim::Picos from, sim::Picos min_end) {
     LineStats& s = line.miss_stats();
     sim::Picos cost;
     const CpuId owner = line.owner();
@@ -132,7 +158,7 @@ sim::Picos CoherenceProtocol::write_miss(CpuId cpu, CacheLine& line) {
         });
     }
     s.invalidations += line.make_exclusive(cpu);
-    return serialize(line, cost);
+    return serialize(line, cost, from, min_end);
 }
 
 }  // namespace ipisim::hw

@@ -77,6 +77,13 @@ public:
     sim::Picos read_miss(CpuId cpu, CacheLine& line);
     sim::Picos write_miss(CpuId cpu, CacheLine& line);
 
+    // A store leaving the store buffer (store_buffer.h): what its write would cost if reserved
+    // now (no state change), and its reservation now for a request that left the buffer at
+    // `issued` (<= now): the transaction starts no earlier than `issued`, so the wait returned
+    // (from now) is the rest of it.
+    [[nodiscard]] sim::Picos write_cost(CpuId cpu, const CacheLine& line) const;
+    sim::Picos reserve_write_issued(CpuId cpu, CacheLine& line, sim::Picos issued);
+
     // A read miss issued ahead of program order: reserved now, the data in `cpu`'s L1 when its
     // transaction completes. Nothing to do (true) when `cpu` holds the line already; false,
     // and nothing reserved, when every fill buffer of `cpu` but the one its program-order
@@ -102,7 +109,9 @@ private:
 
     // Drops the fills of `cpu` that have arrived; returns how many are still in flight.
     uint32_t retire_fills(CpuId cpu);
-    sim::Picos serialize(CacheLine& line, sim::Picos cost);
+    // A transaction requested at `from` (<= now), ending no earlier than `min_end` (>= now).
+    sim::Picos serialize(CacheLine& line, sim::Picos cost, sim::Picos from, sim::Picos min_end);
+    sim::Picos write_miss_from(CpuId cpu, CacheLine& line, sim::Picos from, sim::Picos min_end);
     sim::Picos pipelined(CacheLine& line, sim::Picos cost);
 
     sim::Engine& eng_;

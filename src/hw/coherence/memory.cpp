@@ -3,7 +3,10 @@
 namespace ipisim::hw {
 
 Memory::Memory(sim::Engine& eng, const Topology& topo, const CoherenceSpec& spec)
-    : eng_(eng), protocol_(eng, topo, spec), holder_pool_(topo.nr_cpus()) {}
+    : eng_(eng),
+      protocol_(eng, topo, spec),
+      sb_(spec.store_buffer > 0 ? std::make_unique<StoreBuffers>(eng, protocol_, spec.store_buffer) : nullptr),
+      holder_pool_(topo.nr_cpus()) {}
 
 CacheLine& Memory::new_line(std::string name, uint32_t home_node) {
     const auto id = static_cast<uint32_t>(lines_.size());

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,17 +62,29 @@ public:
     [[nodiscard]] const CoherenceProtocol& protocol() const { return protocol_; }
 
     // --- accesses by CPU `cpu` (co_await them at once, from process code) ---
-    ValueAccess load(CpuId cpu, SimVar& v) { return {eng_, protocol_, cpu, v, AccessOp::load}; }
-    VoidAccess store(CpuId cpu, SimVar& v, uint64_t value) { return {eng_, protocol_, cpu, v, AccessOp::store, value}; }
-    ValueAccess xchg(CpuId cpu, SimVar& v, uint64_t value) { return {eng_, protocol_, cpu, v, AccessOp::xchg, value}; }
+    ValueAccess load(CpuId cpu, SimVar& v) { return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::load}; }
+    VoidAccess store(CpuId cpu, SimVar& v, uint64_t value) {
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::store, value};
+    }
+    // A store that also wakes the spinners of `also` when it completes (becomes visible, with a
+    // store buffer): for spinners the model puts to sleep on another line than the one they
+    // poll second (a waiter that polls two lines sleeps on one).
+    VoidAccess store(CpuId cpu, SimVar& v, uint64_t value, sim::Signal& also) {
+        VoidAccess a{eng_, protocol_, sb_.get(), cpu, v, AccessOp::store, value};
+        a.also_notify(&also);
+        return a;
+    }
+    ValueAccess xchg(CpuId cpu, SimVar& v, uint64_t value) {
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::xchg, value};
+    }
     // Returns the old value; the store happened iff it equals `expected`. A failed cmpxchg
     // still takes the line exclusive (x86 LOCK CMPXCHG always writes) and wakes spinners.
     ValueAccess cmpxchg(CpuId cpu, SimVar& v, uint64_t expected, uint64_t desired) {
-        return {eng_, protocol_, cpu, v, AccessOp::cmpxchg, expected, desired};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::cmpxchg, expected, desired};
     }
     // Kernel try_cmpxchg: true on success; on failure `expected` receives the current value.
     TryCmpxchgAccess try_cmpxchg(CpuId cpu, SimVar& v, uint64_t& expected, uint64_t desired) {
-        return {eng_, protocol_, cpu, v, expected, desired};
+        return {eng_, protocol_, sb_.get(), cpu, v, expected, desired};
     }
     // A try_cmpxchg loop that adds `delta` unless the value has a bit of `fail_mask` (the
     // kernel's read-then-try_cmpxchg idiom: __down_read_trylock, refcount_inc_not_zero), after
@@ -80,31 +93,46 @@ public:
     // L1, and the retry, a few instructions later, runs before the next requester's snoop (tens
     // of ns on a mesh or fabric) takes it away; so the retries cost nothing more.
     ValueAccess add_unless_any(CpuId cpu, SimVar& v, uint64_t delta, uint64_t fail_mask) {
-        return {eng_, protocol_, cpu, v, AccessOp::add_unless_any, delta, fail_mask};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::add_unless_any, delta, fail_mask};
     }
     // Wraps modulo 2^64.
     ValueAccess fetch_add(CpuId cpu, SimVar& v, uint64_t delta) {
-        return {eng_, protocol_, cpu, v, AccessOp::fetch_add, delta};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::fetch_add, delta};
     }
     ValueAccess fetch_or(CpuId cpu, SimVar& v, uint64_t mask) {
-        return {eng_, protocol_, cpu, v, AccessOp::fetch_or, mask};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::fetch_or, mask};
     }
     ValueAccess fetch_and(CpuId cpu, SimVar& v, uint64_t mask) {
-        return {eng_, protocol_, cpu, v, AccessOp::fetch_and, mask};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::fetch_and, mask};
     }
     // Atomic bit operations on bit `nr` (0..63); test_* return the old bit.
     BitAccess test_and_set_bit(CpuId cpu, SimVar& v, unsigned nr) {
-        return {eng_, protocol_, cpu, v, AccessOp::fetch_or, uint64_t{1} << nr, nr};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::fetch_or, uint64_t{1} << nr, nr};
     }
     BitAccess test_and_clear_bit(CpuId cpu, SimVar& v, unsigned nr) {
-        return {eng_, protocol_, cpu, v, AccessOp::fetch_and, ~(uint64_t{1} << nr), nr};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::fetch_and, ~(uint64_t{1} << nr), nr};
     }
     VoidAccess set_bit(CpuId cpu, SimVar& v, unsigned nr) {
-        return {eng_, protocol_, cpu, v, AccessOp::fetch_or, uint64_t{1} << nr};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::fetch_or, uint64_t{1} << nr};
     }
     VoidAccess clear_bit(CpuId cpu, SimVar& v, unsigned nr) {
-        return {eng_, protocol_, cpu, v, AccessOp::fetch_and, ~(uint64_t{1} << nr)};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::fetch_and, ~(uint64_t{1} << nr)};
     }
+
+    // What `cpu` reads of v at no cost: its own newest buffered store to v if it has one
+    // (store_buffer.h), else v.peek(). For the model's reads of a CPU's own registers-like
+    // state (the PCID its CR3 holds); never a substitute for a timed load of shared data.
+    [[nodiscard]] uint64_t peek(CpuId cpu, const SimVar& v) const {
+        uint64_t value = 0;
+        if (sb_ != nullptr && sb_->forward(cpu, v, value)) return value;
+        return v.peek();
+    }
+
+    // Waits until every store `cpu` has buffered has completed (mfence, smp_mb(), a
+    // serializing instruction; store_buffer.h). Free on a machine without store buffers.
+    Fence fence(CpuId cpu) { return {sb_.get(), cpu}; }
+    // The store buffers (nullptr: `[coherence] store_buffer` is 0).
+    [[nodiscard]] StoreBuffers* store_buffers() { return sb_.get(); }
 
     // A read of v issued ahead of program order by `cpu`'s out-of-order window (no wait, no
     // value: the access in program order gets both; coherence_protocol.h). False when no fill
@@ -136,6 +164,7 @@ public:
 private:
     sim::Engine& eng_;
     CoherenceProtocol protocol_;
+    std::unique_ptr<StoreBuffers> sb_;
     HolderPool holder_pool_;
     std::deque<CacheLine> lines_;  // stable addresses, contiguous chunks
     std::deque<LineCold> cold_;    // by line id

@@ -36,7 +36,8 @@
 //
 // Not modeled: the ROB limit (a window of fill_buffers iterations of these short bodies, tens of
 // instructions each, is well inside Golden Cove's 512-entry ROB); SMT siblings sharing the
-// core's fill buffers (each logical CPU has its own); stores (the store buffer's RFOs).
+// core's fill buffers (each logical CPU has its own); RFOs of stores issued ahead (plain stores
+// wait in the store buffer, store_buffer.h, without stalling the loop).
 #pragma once
 
 #include <cstddef>

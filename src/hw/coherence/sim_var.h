@@ -27,6 +27,7 @@ public:
 private:
     friend class Memory;
     friend class AccessBase;
+    friend class StoreBuffers;
     CacheLine* line_;
     uint32_t offset_;
     uint64_t value_;

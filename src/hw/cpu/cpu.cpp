@@ -182,6 +182,9 @@ sim::Task<> Cpu::take_irq(sim::Interrupt irq) {
         co_await stall(spec_.cpu.eoi);
         co_await h.fn(*this, irq);
         co_await stall(spec_.cpu.irq_exit);
+        // x86 returns with IRET, a serializing instruction: the handler's stores drain first
+        // (Intel SDM vol. 3A §8.3). arm64's ERET does not wait for stores.
+        if (spec_.arch == Arch::x86) co_await drain_stores();
         if (!p.unmask()) break;
         irq = p.take_pending();
         p.mask();

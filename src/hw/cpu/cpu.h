@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hw/coherence/store_buffer.h"
 #include "hw/cpu/profile.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
@@ -59,6 +60,12 @@ public:
     // Instruction-level latency (MMIO, barrier, TLBSYNC): never preempted; an interrupt arriving
     // meanwhile stays pending and is taken at the next interruptible wait.
     sim::Task<> stall(sim::Picos t);
+    // The drain of the store buffer that a serializing instruction (MOV to CR3, INVLPG,
+    // INVPCID, IRET, WRMSR) or mfence waits for (hw/coherence/store_buffer.h); free when it
+    // is empty or the machine has none.
+    [[nodiscard]] Fence drain_stores() const { return {store_buffers_, id_}; }
+    // Set by hw::Platform (nullptr: `[coherence] store_buffer` is 0).
+    void set_store_buffers(StoreBuffers* sb) { store_buffers_ = sb; }
     void local_irq_disable();
     // Re-enables interrupts and runs the ones that became pending.
     sim::Task<> local_irq_enable();
@@ -134,6 +141,7 @@ private:
     sim::Task<> refill();
 
     sim::Engine& eng_;
+    StoreBuffers* store_buffers_ = nullptr;
     CpuId id_;
     const MachineSpec& spec_;
     sim::Process* running_ = nullptr;

@@ -43,12 +43,16 @@ sim::Task<> Gicv3::write_sgi1r(Cpu& sender, uint64_t cluster_id, uint16_t target
     if (!group_.empty()) post_group(sender, group_, vector, mode);  // one message for the router
 }
 
+// A DSB completes when the stores before it have (Arm ARM, "Data Synchronization Barrier"): it waits for the store
+// buffer to drain (hw/coherence/store_buffer.h), then costs its own latency.
 sim::Task<> Gicv3::dsb_st(Cpu& cpu) {
-    return cpu.stall(params().dsb_st);
+    co_await cpu.drain_stores();
+    co_await cpu.stall(params().dsb_st);
 }
 
 sim::Task<> Gicv3::dsb_ishst(Cpu& cpu) {
-    return cpu.stall(params().dsb_ishst);
+    co_await cpu.drain_stores();
+    co_await cpu.stall(params().dsb_ishst);
 }
 
 sim::Task<> Gicv3::isb(Cpu& cpu) {

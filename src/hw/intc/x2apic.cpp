@@ -10,12 +10,6 @@
 
 namespace ipisim::hw {
 
-namespace {
-
-constexpr CpuId kNoCpu = ~CpuId{0};
-
-}  // namespace
-
 const config::Schema<X2apicParams>& x2apic_params_schema() {
     static const auto s = [] {
         config::Schema<X2apicParams> p("machine.intc.params", "x2APIC (MSR interface)");
@@ -39,8 +33,14 @@ void X2apic::on_attach() {
     }
 }
 
+// mfence waits for the store buffer to drain (hw/coherence/store_buffer.h), so the ICR write
+// after it cannot send before older stores are visible. On AMD the kernel patches the fence
+// out (04c3024560d3, "x86/barrier: Do not serialize MSR accesses on AMD": AMD "does not have
+// the requirement"); the model still drains there [A]: an IPI that could overtake older stores
+// would break every cross-call, so AMD's WRMSR to the ICR evidently orders them.
 sim::Task<> X2apic::wrmsr_fence(Cpu& sender) {
-    return sender.stall(params().fence);
+    co_await sender.drain_stores();
+    co_await sender.stall(params().fence);
 }
 
 sim::Task<> X2apic::write_icr(Cpu& sender, uint32_t dest, DestMode mode, uint32_t vector, DeliveryMode delivery) {

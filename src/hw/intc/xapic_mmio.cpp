@@ -14,7 +14,6 @@ using sim::Picos;
 
 namespace {
 
-constexpr CpuId kNoCpu = ~CpuId{0};
 constexpr uint64_t kMaxXapicId = 0xFE;
 constexpr const char* kRoundTrip = "rar_round_trip = true";
 
@@ -87,8 +86,12 @@ sim::Task<> XapicMmio::write_icr2(Cpu& sender, uint32_t apic_id) {
     return sender.stall(params().icr_write);
 }
 
+// The ICR is uncacheable memory: its write is ordered after every older store (Intel SDM vol.
+// 3A §11.3: UC accesses are strongly ordered), so the message leaves once the sender's store
+// buffer has drained (hw/coherence/store_buffer.h); the sender then polls the ICR anyway.
 sim::Task<> XapicMmio::write_icr(Cpu& sender, uint32_t vector, DeliveryMode mode) {
     ++stats_.register_writes;
+    co_await sender.drain_stores();
     co_await sender.stall(params().icr_write);
     Icr& icr = *icr_[sender.id()];
     const uint32_t dest = icr.icr2;
@@ -111,6 +114,7 @@ sim::Task<> XapicMmio::write_icr_shorthand(Cpu& sender, DestShorthand which, uin
         throw std::invalid_argument("xAPIC: a round-trip RAR has one target, not a destination shorthand");
     }
     ++stats_.register_writes;
+    co_await sender.drain_stores();  // ordered after older stores, as write_icr
     co_await sender.stall(params().icr_write);
     if (icr_[sender.id()]->awaiting_reply)
         throw std::logic_error("xAPIC: ICR written while a RAR round trip is pending");

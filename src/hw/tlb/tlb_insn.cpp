@@ -13,11 +13,15 @@ sim::Task<> timed(Cpu& cpu, Tlb& tlb, sim::Picos cost, Invalidation inv) {
 
 }  // namespace
 
+// INVLPG and MOV to CR3 are serializing (Intel SDM vol. 3A §8.3): they wait for the store
+// buffer to drain. INVPCID is not on the SDM's list.
 sim::Task<> invlpg(Cpu& cpu, Tlb& tlb, Pcid pcid, uint64_t va) {
-    return timed(cpu, tlb, cpu.spec().tlb.invlpg, Invalidation::page(pcid, va));
+    co_await cpu.drain_stores();
+    co_await timed(cpu, tlb, cpu.spec().tlb.invlpg, Invalidation::page(pcid, va));
 }
 
 sim::Task<> write_cr3(Cpu& cpu, Tlb& tlb, Pcid pcid, bool noflush) {
+    co_await cpu.drain_stores();
     co_await cpu.stall(cpu.spec().tlb.full_flush);
     if (!noflush) tlb.invalidate(Invalidation::pcid_all(pcid));
     IPISIM_CHECK_HOOK(cr3_written(cpu.id(), pcid));

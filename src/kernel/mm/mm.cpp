@@ -131,11 +131,12 @@ void Mm::free_folio(Folio* f) {
 }
 
 hw::Pcid Mm::loaded_pcid(hw::CpuId c) const {
-    return static_cast<hw::Pcid>(tlbstate_.at(c).loaded_mm_asid->peek() + 1);  // kern_pcid()
+    // The CPU's own view: its switch_mm's stores may still be in its store buffer.
+    return static_cast<hw::Pcid>(mem_.peek(c, *tlbstate_.at(c).loaded_mm_asid) + 1);  // kern_pcid()
 }
 
 uint64_t Mm::loaded_mm(hw::CpuId c) const {
-    return tlbstate_.at(c).loaded_mm->peek();
+    return mem_.peek(c, *tlbstate_.at(c).loaded_mm);
 }
 
 sim::Task<> Mm::enter_lazy_tlb(hw::Cpu& cpu) {
@@ -187,7 +188,11 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
             // within one process (not back from lazy) has nothing to do.
             done = true;
         } else {
-            // Back from lazy mode: catch up if flushes were skipped meanwhile (smp_mb first).
+            // Back from lazy mode: catch up if flushes were skipped meanwhile. smp_mb() orders the
+            // is_lazy store above before the tlb_gen read, against the flusher's tlb_gen
+            // increment before its is_lazy read (should_flush_tlb): without it the read can pass
+            // the buffered store, and both sides miss the flush.
+            co_await mem_.fence(me);
             next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
             const uint64_t slot_gen = co_await mem_.load(me, *st.ctxs[prev_asid].tlb_gen);
             if (slot_gen == next_tlb_gen) {
@@ -212,6 +217,12 @@ sim::Task<> Mm::switch_mm_irqs_off(hw::Cpu& cpu, MmStruct& next) {
             new_cpu = (bits >> (me % 64) & 1) == 0;
             if (new_cpu) co_await mem_.set_bit(me, word, me % 64);
         }
+        // The atomic set is a full barrier; without it, smp_mb(): the LOADED_MM_SWITCHING
+        // store must be visible before tlb_gen is read, paired with the flusher's tlb_gen
+        // increment before its loaded_mm read in should_flush_tlb (83b0177a6c48, "x86/mm: Fix
+        // SMP ordering in switch_mm_irqs_off()", v6.18 and stable: 6.14's lazy mm_cpumask had
+        // dropped the atomic when the bit was set, and with it the barrier).
+        if (!new_cpu && !switch_mm_skips_smp_mb_) co_await mem_.fence(me);
         next_tlb_gen = co_await mem_.load(me, *next.tlb_gen);
         // choose_new_asid(next, next_tlb_gen, new_cpu): with INVLPGB a global ASID is always
         // current; with RAR only on mm_cpumask CPUs, so a CPU new to the mask flushes it.

@@ -87,6 +87,10 @@ public:
     [[nodiscard]] hw::Platform& platform() const { return k_.platform(); }
     [[nodiscard]] hw::Memory& mem() const { return mem_; }
     [[nodiscard]] Smp& smp() const { return k_.smp(); }
+    // Checker mutant (check/mutants.cpp): switch_mm_irqs_off() to another mm without the
+    // smp_mb() between its LOADED_MM_SWITCHING store and its tlb_gen read when its bit is
+    // already in mm_cpumask (6.14 to 6.17 before 83b0177a6c48).
+    void set_switch_mm_skips_smp_mb(bool on) { switch_mm_skips_smp_mb_ = on; }
     [[nodiscard]] uint32_t nr_cpus() const { return nr_cpus_; }
     // The CPU's TLB (the Platform's).
     [[nodiscard]] hw::Tlb& tlb(hw::CpuId c) { return *tlbs_.at(c); }
@@ -254,6 +258,7 @@ private:
     MmLock fault_lock_ = MmLock::vma_lock;     // [kernel] fault_lock
     MmLock madvise_lock_ = MmLock::mmap_lock;  // [kernel] madvise_lock
     bool lazy_mm_cpumask_ = true;              // [kernel] lazy_mm_cpumask
+    bool switch_mm_skips_smp_mb_ = false;      // a checker mutant
     TlbFlushStats flush_stats_;
     MmStats stats_;
 };

@@ -138,8 +138,10 @@ private:
         hw::SimVar& pending = *rar_pending_[target_cpu];
         const uint64_t owner = co_await rar().mem().load(self.id(), pending);
         if (owner == self.id()) {
-            co_await rar().mem().store(self.id(), pending, kNoRarPending);
-            wake_action_spinners(target_cpu);
+            // The write wakes the senders polling it, asleep on the target's action line (see
+            // wake_action_spinners), when it becomes visible.
+            co_await rar().mem().store(self.id(), pending, kNoRarPending,
+                                       rar().hardware().action_word(target_cpu, 0).line().written());
         }
     }
 

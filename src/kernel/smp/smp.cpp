@@ -98,7 +98,7 @@ Csd& Smp::cfd_csd(CpuId sender, CpuId target) {
 sim::Task<> Smp::csd_lock_wait(Cpu& self, Csd& csd, bool* spun) {
     static const uint32_t l = label("csd_lock_wait");
     auto scope = self.function(l);
-    const bool locked = (csd.flags->peek() & CSD_FLAG_LOCK) != 0;  // latency histogram: waits that wait
+    const bool locked = (mem_.peek(self.id(), *csd.flags) & CSD_FLAG_LOCK) != 0;  // histogram: waits that wait
     const sim::Picos started = self.now();
     uint32_t looks = 0;
     co_await hw::spin_until(self, mem_, *csd.flags, [&looks](uint64_t f) {
@@ -116,7 +116,8 @@ sim::Task<> Smp::csd_lock(Cpu& self, Csd& csd, uint64_t type) {
 
 sim::Task<> Smp::csd_unlock(Cpu& self, Csd& csd) {
     // smp_store_release(&csd->node.u_flags, 0)
-    IPISIM_CHECK_HOOK(csd_unlock(self.id(), *csd.flags, csd.flags->peek()));
+    // The flags as this CPU sees them: its own csd_lock() store may still be in its store buffer.
+    IPISIM_CHECK_HOOK(csd_unlock(self.id(), *csd.flags, mem_.peek(self.id(), *csd.flags)));
     co_await mem_.store(self.id(), *csd.flags, 0);
 }
 
@@ -367,10 +368,18 @@ sim::Task<> Smp::flush_smp_call_function_queue(Cpu& self) {
 }
 
 sim::Task<> Smp::set_polling(Cpu& self, bool polling) {
+    // __current_set_polling() / __current_clr_polling(): set_bit / clear_bit, locked RMWs (so
+    // the clear is ordered before the idle exit's read of call_single_queue, as the kernel's
+    // smp_mb__after_atomic() relies on), skipped when the flag is already as wanted.
     PerCpu& pc = pcpu_[self.id()];
-    const uint64_t f = pc.tif_flags->peek();
+    const uint64_t f = mem_.peek(self.id(), *pc.tif_flags);
     const uint64_t want = polling ? (f | TIF_POLLING_NRFLAG) : (f & ~(TIF_POLLING_NRFLAG | TIF_NEED_RESCHED));
-    if (want != f) co_await mem_.store(self.id(), *pc.tif_flags, want);
+    if (want == f) co_return;
+    if (polling) {
+        co_await mem_.fetch_or(self.id(), *pc.tif_flags, TIF_POLLING_NRFLAG);
+    } else {
+        co_await mem_.fetch_and(self.id(), *pc.tif_flags, ~(TIF_POLLING_NRFLAG | TIF_NEED_RESCHED));
+    }
 }
 
 }  // namespace ipisim::kernel
