@@ -23,7 +23,8 @@ using sim::Proc;
 
 struct Rig {
     explicit Rig(uint32_t entries)
-        : m(load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml")), mem(eng, m.topology, with(m, entries)) {
+        : m(load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml")),
+          mem(eng, m.topology, with(m, entries)) {
         for (size_t i = 0; i < 3; ++i) {
             SimVar& v = mem.new_aligned_var(fmt::format("v{}", i), 0, 0);
             v.line().prime(1);  // CPU 1 wrote them last

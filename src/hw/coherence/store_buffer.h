@@ -63,8 +63,7 @@ public:
     // push_full_store from await_suspend, and the process is woken once the store is in.
     // `also`: a signal to notify with the line's when the store completes (nullptr: none).
     bool try_push_store(CpuId cpu, SimVar& v, uint64_t value, sim::Signal* also);
-    void push_full_store(CpuId cpu, SimVar& v, uint64_t value, sim::Signal* also, sim::Process* proc,
-                         uint32_t epoch);
+    void push_full_store(CpuId cpu, SimVar& v, uint64_t value, sim::Signal* also, sim::Process* proc, uint32_t epoch);
     // A locked RMW behind buffered stores: the buffer runs `access` (AccessBase::perform) once
     // every older store has completed, and wakes `proc` when the RMW's own wait ends.
     void push_rmw(CpuId cpu, AccessBase* access, sim::Process* proc, uint32_t epoch);
@@ -74,13 +73,13 @@ public:
 private:
     enum class Kind : uint8_t { store, rmw, fence };
     struct Entry {
-        SimVar* var = nullptr;          // store
-        uint64_t value = 0;             // store
-        AccessBase* access = nullptr;   // rmw
-        sim::Signal* also = nullptr;    // store: notified with its line
-        sim::Process* proc = nullptr;   // rmw, fence, a store that waits for room
+        SimVar* var = nullptr;         // store
+        uint64_t value = 0;            // store
+        AccessBase* access = nullptr;  // rmw
+        sim::Signal* also = nullptr;   // store: notified with its line
+        sim::Process* proc = nullptr;  // rmw, fence, a store that waits for room
         uint32_t epoch = 0;
-        sim::Picos ready;               // earliest commit (a store: issue + C.l1_hit)
+        sim::Picos ready;  // earliest commit (a store: issue + C.l1_hit)
         Kind kind = Kind::store;
     };
     // The head's progress: waiting to leave; a store whose request is out and whose write is
