@@ -9,10 +9,13 @@
 //     CPU's buffer and the CPU goes on at once. The buffer commits its entries in program
 //     order, one at a time. The head leaves the buffer (its request for the line goes out) no
 //     earlier than C.l1_hit after the store issued and once the entry before it has completed.
-//     It is written into the L1, and visible, when the line arrives owned, a transfer later (a
-//     hit: C.l1_hit): its write is reserved on the line (coherence_protocol.h) then, as a
-//     transaction that started when the request left, so it completes at once unless others
-//     reserved the line meanwhile. Until then every other CPU reads the old value.
+//     It becomes visible when the line arrives owned, a transfer later (a hit: C.l1_hit): its
+//     write is reserved on the line then (coherence_protocol.h), as a transaction that began
+//     when the request left, and it completes C.l1_hit later, its write into the L1 (later if
+//     others reserved the line meanwhile), so a hit another CPU began on the old value has
+//     ended and that CPU is asleep on the line when the write wakes it. Until the reservation
+//     every other CPU reads the old value. Under the checker the wait before the head may
+//     leave is perturbed (hw::perturbed_store_commit): a store commits only once it retires.
 //   * A load by the same CPU of a variable with a buffered store returns the newest such value
 //     (store-to-load forwarding) in C.l1_hit; a load of any other variable goes to the cache at
 //     once, ahead of the older buffered stores: the store->load reordering that smp_mb()
