@@ -143,15 +143,15 @@ TEST(Check, with_loads_read_ahead_the_shipped_flushes_pass_and_the_noloop_mutant
 // the flusher reads the old loaded_mm, and neither flushes. Caught with buffers, not without;
 // the shipped protocols pass with them.
 TEST(Check, the_614_switch_mm_without_its_smp_mb_is_caught_once_stores_wait_in_store_buffers) {
-    check::ExploreSpec with = spec_for("switch-mm-no-smp-mb", 130);
+    check::ExploreSpec with = spec_for("switch-mm-no-smp-mb", 300);
     with.base.machine.coherence.store_buffer = 8;
     const check::ExploreResult r = check::explore(with);
     ASSERT_TRUE(r.failing_seed.has_value());
-    EXPECT_EQ(*r.failing_seed, 125u);
+    EXPECT_EQ(*r.failing_seed, 279u);
     ASSERT_FALSE(r.failure.violations.empty());
     EXPECT_EQ(r.failure.violations.front().kind, ViolationKind::stale_translation);
 
-    const check::ExploreResult without = check::explore(spec_for("switch-mm-no-smp-mb", 130));
+    const check::ExploreResult without = check::explore(spec_for("switch-mm-no-smp-mb", 300));
     EXPECT_FALSE(without.failing_seed.has_value());
 
     for (const char* protocol : {"ipi", "rar-naive", "rar-optimized", "invlpgb"}) {

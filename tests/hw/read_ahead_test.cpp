@@ -12,6 +12,7 @@
 
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/test_machine.h"
 
 namespace ipisim::hw {
 namespace {
@@ -22,17 +23,13 @@ using sim::Proc;
 
 struct Rig {
     explicit Rig(uint32_t fill_buffers, size_t nr_vars = 3)
-        : m(load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml")),
-          mem(eng, m.topology, with(m, fill_buffers)) {
+        : m(test::load_test_machine("toy4", {fmt::format("coherence.fill_buffers={}", fill_buffers)})),
+          mem(eng, m.topology, m.coherence) {
         for (size_t i = 0; i < nr_vars; ++i) {
             SimVar& v = mem.new_aligned_var(fmt::format("v{}", i), 0, 10 + vars.size());
             v.line().prime(1);  // CPU 1 wrote them last
             vars.push_back(&v);
         }
-    }
-    static const CoherenceSpec& with(MachineSpec& m, uint32_t fill_buffers) {
-        m.coherence.fill_buffers = fill_buffers;
-        return m.coherence;
     }
     // CPU 0 loads v0, v1, v2 in program order through a ReadAhead; returns the values.
     Proc walk(std::vector<uint64_t>& got, std::vector<Picos>& at) {

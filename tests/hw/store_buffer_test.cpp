@@ -13,6 +13,7 @@
 #include "hw/machine.h"
 #include "sim/engine.h"
 #include "sim/signal.h"
+#include "support/test_machine.h"
 
 namespace ipisim::hw {
 namespace {
@@ -22,18 +23,15 @@ using sim::Picos;
 using sim::Proc;
 
 struct Rig {
-    explicit Rig(uint32_t entries)
-        : m(load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml")),
-          mem(eng, m.topology, with(m, entries)) {
+    explicit Rig(uint32_t entries, uint32_t fill_buffers = 1)
+        : m(test::load_test_machine("toy4", {fmt::format("coherence.store_buffer={}", entries),
+                                             fmt::format("coherence.fill_buffers={}", fill_buffers)})),
+          mem(eng, m.topology, m.coherence) {
         for (size_t i = 0; i < 3; ++i) {
             SimVar& v = mem.new_aligned_var(fmt::format("v{}", i), 0, 0);
             v.line().prime(1);  // CPU 1 wrote them last
             vars.push_back(&v);
         }
-    }
-    static const CoherenceSpec& with(MachineSpec& m, uint32_t entries) {
-        m.coherence.store_buffer = entries;
-        return m.coherence;
     }
     SimVar& v(size_t i) { return *vars[i]; }
 
@@ -93,6 +91,56 @@ TEST(StoreBuffer, a_load_of_a_buffered_variable_is_forwarded) {
     EXPECT_EQ(got, 8U);  // the newest buffered value
     EXPECT_EQ(at, 1_ns);
     EXPECT_EQ(r.v(0).peek(), 8U);  // both committed in order
+}
+
+// Three stores to lines CPU 1 owns, then a fence: with one fill buffer each store's RFO leaves
+// at the head (1, 52, 103 ns: the fence ends at 154 ns); with two, the first two RFOs leave at
+// 1 ns and the third when the first store leaves the buffer (52 ns): its line arrives at 102 ns,
+// in the L1 at 103; with four, all three lines arrive at 51 ns and the stores are written one
+// after another, 52, 53, 54 ns. Visibility keeps program order: at 52.5 ns (fill buffers 4)
+// CPU 1 would still read v2's old value; its reservation waits until v1's has completed.
+Picos drain_of_three_missing_stores(uint32_t fill_buffers, std::vector<uint64_t>* order = nullptr) {
+    Rig r(8, fill_buffers);
+    Picos fenced;
+    r.eng.spawn("cpu0", [](Rig& r, Picos& fenced) -> Proc {
+        for (size_t i = 0; i < 3; ++i) co_await r.mem.store(0, r.v(i), i + 1);
+        co_await r.mem.fence(0);
+        fenced = r.eng.now();
+    }(r, fenced));
+    if (order != nullptr) {
+        // What the line order shows at 52.5 ns: v0 and v1 written, v2 not yet.
+        r.eng.spawn("observer", [](Rig& r, std::vector<uint64_t>& order) -> Proc {
+            co_await sim::delay(r.eng, 52'500_ps);
+            for (size_t i = 0; i < 3; ++i) order.push_back(r.v(i).peek());
+        }(r, *order));
+    }
+    r.eng.run();
+    return fenced;
+}
+
+TEST(StoreBuffer, the_rfos_of_buffered_stores_overlap_up_to_the_fill_buffers) {
+    EXPECT_EQ(drain_of_three_missing_stores(1), 154_ns);
+    EXPECT_EQ(drain_of_three_missing_stores(2), 103_ns);
+    std::vector<uint64_t> order;
+    EXPECT_EQ(drain_of_three_missing_stores(4, &order), 54_ns);
+    EXPECT_EQ(order, (std::vector<uint64_t>{1, 2, 0}));
+}
+
+TEST(StoreBuffer, a_byte_store_keeps_the_other_bytes_of_the_word) {
+    Rig r(8);
+    SimVar& w = r.v(0);
+    uint64_t forwarded = 0;
+    r.eng.spawn("cpu0", [](Rig& r, SimVar& w, uint64_t& forwarded) -> Proc {
+        co_await r.mem.store_bytes(0, w, 0x01, 0xff);  // byte 0: visible at 51 ns
+        co_await sim::delay(r.eng, 10_ns);
+        forwarded = co_await r.mem.load(0, w);
+    }(r, w, forwarded));
+    r.eng.spawn("cpu1", [](Rig& r, SimVar& w) -> Proc {
+        co_await r.mem.store_bytes(1, w, 0x0200, 0xff00);  // byte 1: CPU 1 owns the line, visible at 2 ns
+    }(r, w));
+    r.eng.run();
+    EXPECT_EQ(forwarded, 0x0201U);  // CPU 0's byte over the word CPU 1 had already written
+    EXPECT_EQ(w.peek(), 0x0201U);   // neither store lost the other's byte
 }
 
 // The store-buffering litmus test (x86-TSO's SB): CPU 0 writes x then reads y, CPU 1 writes y

@@ -23,8 +23,12 @@ namespace ipisim::hw {
 
 enum class AccessOp : uint8_t { load, store, xchg, cmpxchg, fetch_add, fetch_or, fetch_and, add_unless_any };
 
+// The byte mask of a store of the whole variable.
+inline constexpr uint64_t kWholeWord = ~uint64_t{0};
+
 // The common part; await_resume is the typed awaiters' (below). `a`, `b`: the operands (the
-// stored value, the cmpxchg expected/desired pair, the delta or mask).
+// stored value and the mask of the bytes it writes, the cmpxchg expected/desired pair, the delta
+// or mask).
 class AccessBase {
 public:
     AccessBase(sim::Engine& eng, CoherenceProtocol& protocol, StoreBuffers* sb, CpuId cpu, SimVar& v, AccessOp op,
@@ -36,7 +40,7 @@ public:
         if (sb_ != nullptr) {
             // This CPU has a store buffer (store_buffer.h).
             if (op_ == AccessOp::store) {
-                if (sb_->try_push_store(cpu_, v_, a_, also_)) return true;  // buffered: the CPU goes on
+                if (sb_->try_push_store(cpu_, v_, a_, b_, also_)) return true;  // buffered: the CPU goes on
                 queued_ = Queued::full_store;
             } else if (op_ == AccessOp::load) {
                 if (sb_->forward(cpu_, v_, old_)) {
@@ -70,7 +74,7 @@ public:
                 eng_.schedule_in(wait_, &sim::Process::on_wake_event, proc_, epoch, proc_->id());
                 break;
             case Queued::full_store:
-                sb_->push_full_store(cpu_, v_, a_, also_, proc_, epoch);
+                sb_->push_full_store(cpu_, v_, a_, b_, also_, proc_, epoch);
                 break;
             case Queued::rmw:
                 sb_->push_rmw(cpu_, this, proc_, epoch);
@@ -106,19 +110,12 @@ private:
 
     // Reserves the access on the line and applies it (sets wait_ and old_); true for a hit.
     IPISIM_INLINE bool reserve() {
-        CacheLine& line = v_.line();
-        bool hit = false;
-        if (op_ == AccessOp::load) {
-            hit = line.holds(cpu_);
-            wait_ = hit ? protocol_.hit(cpu_, line) : protocol_.read_miss(cpu_, line);
-            old_ = v_.value_;
-        } else {
-            hit = line.exclusive(cpu_);
-            wait_ = hit ? protocol_.hit(cpu_, line) : protocol_.write_miss(cpu_, line);
-            old_ = v_.value_;
-            v_.value_ = apply(old_);
-        }
-        return hit;
+        const CoherenceProtocol::Reservation r =
+            op_ == AccessOp::load ? protocol_.reserve_read(cpu_, v_.line()) : protocol_.reserve_write(cpu_, v_.line());
+        wait_ = r.wait;
+        old_ = v_.value_;
+        if (op_ != AccessOp::load) v_.value_ = apply(old_);
+        return r.hit;
     }
 
     [[nodiscard]] IPISIM_INLINE uint64_t apply(uint64_t old) const {
@@ -126,6 +123,7 @@ private:
             case AccessOp::load:
                 return old;
             case AccessOp::store:
+                return (old & ~b_) | (a_ & b_);  // the bytes of mask b_ (all of them: a plain store)
             case AccessOp::xchg:
                 return a_;
             case AccessOp::cmpxchg:

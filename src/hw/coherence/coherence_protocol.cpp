@@ -56,7 +56,7 @@ uint32_t CoherenceProtocol::fills_in_flight(CpuId cpu) {
 bool CoherenceProtocol::prefetch_read(CpuId cpu, CacheLine& line) {
     if (line.holds(cpu)) return true;
     if (ahead_ == 0 || retire_fills(cpu) == ahead_) return false;
-    const sim::Picos wait = reserve_read(cpu, line);
+    const sim::Picos wait = read_miss(cpu, line);  // not held (above)
     const sim::Picos arrival = eng_.now() + wait;
     fills_[(static_cast<size_t>(cpu) * ahead_) + fill_count_[cpu]] = Fill{line.id(), arrival};
     ++fill_count_[cpu];

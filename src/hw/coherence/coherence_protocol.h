@@ -54,6 +54,7 @@
 #include "hw/machine.h"
 #include "hw/topology.h"
 #include "sim/engine.h"
+#include "sim/inline.h"
 
 namespace ipisim::hw {
 
@@ -63,12 +64,18 @@ public:
 
     // Reserve a load / a write (store or RMW) by `cpu` on `line` at the current time, update
     // the line's state and statistics, and return how long the requester waits from now
-    // (zero when an L1 hit is free).
-    sim::Picos reserve_read(CpuId cpu, CacheLine& line) {
-        return line.holds(cpu) ? hit(cpu, line) : read_miss(cpu, line);
+    // (zero when an L1 hit is free) and whether it was a hit.
+    struct Reservation {
+        sim::Picos wait;
+        bool hit = false;
+    };
+    IPISIM_INLINE Reservation reserve_read(CpuId cpu, CacheLine& line) {
+        if (line.holds(cpu)) return {hit(cpu, line), true};
+        return {read_miss(cpu, line), false};
     }
-    sim::Picos reserve_write(CpuId cpu, CacheLine& line) {
-        return line.exclusive(cpu) ? hit(cpu, line) : write_miss(cpu, line);
+    IPISIM_INLINE Reservation reserve_write(CpuId cpu, CacheLine& line) {
+        if (line.exclusive(cpu)) return {hit(cpu, line), true};
+        return {write_miss(cpu, line), false};
     }
     // The parts of those: an access that hits (a load by a holder, a write by the exclusive
     // owner; C.l1_hit, or longer while the line's early read is still in flight), a load miss

@@ -64,13 +64,19 @@ public:
     // --- accesses by CPU `cpu` (co_await them at once, from process code) ---
     ValueAccess load(CpuId cpu, SimVar& v) { return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::load}; }
     VoidAccess store(CpuId cpu, SimVar& v, uint64_t value) {
-        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::store, value};
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::store, value, kWholeWord};
+    }
+    // A store of the bytes of `mask` only, where the model packs several kernel variables into
+    // one SimVar (WRITE_ONCE(bitmap[i], x) of a u8 array kept as 64-bit words): the other bytes
+    // keep whatever other CPUs write meanwhile. A plain store, not a locked RMW.
+    VoidAccess store_bytes(CpuId cpu, SimVar& v, uint64_t value, uint64_t mask) {
+        return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::store, value, mask};
     }
     // A store that also wakes the spinners of `also` when it completes (becomes visible, with a
     // store buffer): for spinners the model puts to sleep on another line than the one they
     // poll second (a waiter that polls two lines sleeps on one).
     VoidAccess store(CpuId cpu, SimVar& v, uint64_t value, sim::Signal& also) {
-        VoidAccess a{eng_, protocol_, sb_.get(), cpu, v, AccessOp::store, value};
+        VoidAccess a{eng_, protocol_, sb_.get(), cpu, v, AccessOp::store, value, kWholeWord};
         a.also_notify(&also);
         return a;
     }

@@ -8,45 +8,80 @@
 namespace ipisim::hw {
 
 StoreBuffers::StoreBuffers(sim::Engine& eng, CoherenceProtocol& protocol, uint32_t entries)
-    : eng_(eng), protocol_(protocol), capacity_(std::max(entries, 1U)), cpus_(protocol.topology().nr_cpus()) {}
+    : eng_(eng),
+      protocol_(protocol),
+      capacity_(std::max(entries, 1U)),
+      rfo_window_(std::max(protocol.spec().fill_buffers, 1U)),
+      cpus_(protocol.topology().nr_cpus()) {}
 
 bool StoreBuffers::forward(CpuId cpu, const SimVar& v, uint64_t& value) const {
+    // The buffered stores to v in program order over the cached value: the newest whole-word
+    // store wins, stores of some bytes merge into what is below them.
     const PerCpu& c = cpus_[cpu];
-    for (size_t i = c.q.size(); i > c.head; --i) {
-        const Entry& e = c.q[i - 1];
+    bool found = false;
+    uint64_t merged = v.peek();
+    for (size_t i = c.head; i < c.q.size(); ++i) {
+        const Entry& e = c.q[i];
         if (e.kind == Kind::store && e.var == &v) {
-            value = e.value;
-            return true;
+            merged = (merged & ~e.mask) | (e.value & e.mask);
+            found = true;
         }
     }
-    return false;
+    if (found) value = merged;
+    return found;
 }
 
-bool StoreBuffers::try_push_store(CpuId cpu, SimVar& v, uint64_t value, sim::Signal* also) {
+StoreBuffers::Entry StoreBuffers::store_entry(SimVar& v, uint64_t value, uint64_t mask, sim::Signal* also,
+                                              sim::Process* proc, uint32_t epoch) const {
+    Entry e;
+    e.var = &v;
+    e.value = value;
+    e.mask = mask;
+    e.also = also;
+    e.proc = proc;
+    e.epoch = epoch;
+    e.ready = eng_.now() + perturbed_store_commit(protocol_.spec().l1_hit);
+    e.kind = Kind::store;
+    return e;
+}
+
+bool StoreBuffers::try_push_store(CpuId cpu, SimVar& v, uint64_t value, uint64_t mask, sim::Signal* also) {
     if (cpus_[cpu].size() >= capacity_) return false;
-    push(cpu, Entry{&v, value, nullptr, also, nullptr, 0, eng_.now() + perturbed_store_commit(protocol_.spec().l1_hit),
-                    Kind::store});
+    push(cpu, store_entry(v, value, mask, also, nullptr, 0));
     return true;
 }
 
-void StoreBuffers::push_full_store(CpuId cpu, SimVar& v, uint64_t value, sim::Signal* also, sim::Process* proc,
-                                   uint32_t epoch) {
+void StoreBuffers::push_full_store(CpuId cpu, SimVar& v, uint64_t value, uint64_t mask, sim::Signal* also,
+                                   sim::Process* proc, uint32_t epoch) {
     // Queued now, so that it keeps its place in program order; the process waits until the
     // entry is among the first `capacity_` (step()).
-    push(cpu, Entry{&v, value, nullptr, also, proc, epoch, eng_.now() + perturbed_store_commit(protocol_.spec().l1_hit),
-                    Kind::store});
+    push(cpu, store_entry(v, value, mask, also, proc, epoch));
 }
 
 void StoreBuffers::push_rmw(CpuId cpu, AccessBase* access, sim::Process* proc, uint32_t epoch) {
-    push(cpu, Entry{nullptr, 0, access, nullptr, proc, epoch, eng_.now(), Kind::rmw});
+    Entry e;
+    e.access = access;
+    e.proc = proc;
+    e.epoch = epoch;
+    e.ready = eng_.now();
+    e.kind = Kind::rmw;
+    push(cpu, e);
 }
 
 void StoreBuffers::push_fence(CpuId cpu, sim::Process* proc, uint32_t epoch) {
-    push(cpu, Entry{nullptr, 0, nullptr, nullptr, proc, epoch, eng_.now(), Kind::fence});
+    Entry e;
+    e.proc = proc;
+    e.epoch = epoch;
+    e.ready = eng_.now();
+    e.kind = Kind::fence;
+    push(cpu, e);
 }
 
 void StoreBuffers::push(CpuId cpu, Entry e) {
-    cpus_[cpu].q.push_back(e);  // may reallocate: no Entry reference is held across a push
+    PerCpu& c = cpus_[cpu];
+    // Among the first rfo_window_ entries: its RFO leaves as soon as the store may commit.
+    if (e.kind == Kind::store && c.size() < rfo_window_) e.rfo = e.ready;
+    c.q.push_back(e);  // may reallocate: no Entry reference is held across a push
     kick(cpu);
 }
 
@@ -88,10 +123,12 @@ void StoreBuffers::step(CpuId cpu) {
             if (head.ready > now) break;
             switch (head.kind) {
                 case Kind::store:
-                    // The request leaves; the store is written, and visible, once the line
-                    // arrives owned: a transfer later (under the checker, a perturbed one).
-                    c.left = now;
-                    c.reserve_at = now + perturbed_line_transfer(protocol_.write_cost(cpu, head.var->line()));
+                    // Its RFO left (at the latest now); the store is written, and visible, once
+                    // the line has arrived owned: a transfer after that (under the checker, a
+                    // perturbed one).
+                    c.left = std::min(head.rfo, now);
+                    c.reserve_at =
+                        std::max(now, c.left + perturbed_line_transfer(protocol_.write_cost(cpu, head.var->line())));
                     c.phase = Phase::requested;
                     break;
                 case Kind::rmw: {
@@ -112,7 +149,7 @@ void StoreBuffers::step(CpuId cpu) {
             if (c.reserve_at > now) break;
             // From here on the write is in the line's order: others see the new value.
             const sim::Picos wait = protocol_.reserve_write_issued(cpu, head.var->line(), c.left);
-            head.var->value_ = head.value;
+            head.var->value_ = (head.var->value_ & ~head.mask) | (head.value & head.mask);
             c.done = now + wait;
             c.phase = Phase::reserved;
         }
@@ -124,6 +161,11 @@ void StoreBuffers::step(CpuId cpu) {
         }
         c.pop_front();
         c.phase = Phase::waiting;
+        // The entry that moved up among the first rfo_window_ sends its RFO.
+        if (c.size() >= rfo_window_) {
+            Entry& moved = c.at(rfo_window_ - 1);
+            if (moved.kind == Kind::store && moved.rfo == sim::Picos::max()) moved.rfo = std::max(moved.ready, now);
+        }
         // A store that waited for room is now inside the buffer: its CPU goes on.
         if (c.size() >= capacity_) {
             Entry& admitted = c.at(capacity_ - 1);

@@ -80,12 +80,15 @@ sim::Task<> Rar::write_payload(CpuId sender, uint32_t slot, RarPayload payload) 
 
 sim::Task<> Rar::set_action_pending(CpuId sender, CpuId target, uint32_t slot) {
     check_slot(slot);
-    // The hook at the access's linearization point (its value is in place when it starts): the
-    // target's microcode may see the byte PENDING and store SUCCESS before the RMW completes.
-    if (peek_action(target, slot) != kRarPending) IPISIM_CHECK_HOOK(rar_action_pending(sender, target, slot));
-    const uint64_t old = co_await mem_.fetch_or(sender, action_word(target, slot),
-                                                uint64_t{kRarPending} << (8 * (slot % kSlotsPerWord)));
-    if (action_byte(old, slot) == kRarFailure) throw std::logic_error("RAR: FAILURE byte overwritten by fetch_or");
+    // set_action_entry(): WRITE_ONCE(bitmap[payload_nr], RAR_PENDING), a byte store; the
+    // model keeps 8 action bytes in a word, so it stores the slot's byte only (a plain store:
+    // with a store buffer it is visible later, its RFO overlapping the other targets').
+    const uint8_t byte = peek_action(target, slot);
+    if (byte == kRarFailure) throw std::logic_error("RAR: FAILURE byte overwritten by set_action_entry");
+    if (byte != kRarPending) IPISIM_CHECK_HOOK(rar_action_pending(sender, target, slot));
+    const uint32_t shift = 8 * (slot % kSlotsPerWord);
+    co_await mem_.store_bytes(sender, action_word(target, slot), uint64_t{kRarPending} << shift,
+                              uint64_t{0xff} << shift);
 }
 
 sim::Task<uint8_t> Rar::read_action(CpuId reader, CpuId target, uint32_t slot) {

@@ -7,9 +7,11 @@
 //     writing / reading a payload is one store / one load of it (the other words of the line
 //     are L1 hits folded into that access).
 //   * action vector of CPU c: one line homed on c's node, primed to c (it initialised it);
-//     one byte per slot, eight slots per 64-bit SimVar. Byte stores are modeled by the RMW of
-//     the same cost (fetch_or PENDING, fetch_and SUCCESS): the model never writes FAILURE, so
-//     the result is the byte store's.
+//     one byte per slot, eight slots per 64-bit SimVar. The sender's PENDING is the kernel's
+//     byte store (Memory::store_bytes: a plain store, through the sender's store buffer); the
+//     microcode's SUCCESS is a fetch_and of the byte, of a store's cost (it waits for the
+//     target's older stores, as the microcode's writes, ordered after them, would): the model
+//     never writes FAILURE, so the result is the byte store's.
 //
 // Sender side (smp_call_rar_many): write_payload(), set_action_pending() per target, send
 // the RAR IPI (the interrupt controller, mode APIC_DM_RAR), then poll action_word() with

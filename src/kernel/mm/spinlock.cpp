@@ -6,6 +6,11 @@
 
 namespace ipisim::kernel::mm {
 
+namespace {
+constexpr uint64_t kLockedByte = 0xff;         // _Q_LOCKED_MASK
+constexpr uint64_t kTail = uint64_t{1} << 16;  // a queue is present (_Q_TAIL_MASK, as one bit)
+}  // namespace
+
 SpinLock::SpinLock(hw::Memory& mem, const std::string& name, uint32_t home_node, uint32_t nr_cpus)
     : mem_(mem), val_(&mem.new_aligned_var(name, home_node)), label_(hw::profile_label(name)) {
     node_.reserve(nr_cpus);
@@ -24,7 +29,8 @@ hw::SimVar& SpinLock::node(hw::CpuId cpu) {
 }
 
 sim::Task<> SpinLock::lock(hw::Cpu& cpu) {
-    // Lock word: bit 0 locked byte, bit 1 "MCS tail present".
+    // Lock word: byte 0 the locked byte, bit 16 "MCS tail present" (the tail's place,
+    // _Q_TAIL_OFFSET 16).
     const hw::CpuId me = cpu.id();
     ++acquisitions_;
     const uint64_t fast = co_await mem_.cmpxchg(me, *val_, 0, 1);  // queued_spin_lock()
@@ -39,7 +45,7 @@ sim::Task<> SpinLock::lock(hw::Cpu& cpu) {
     cpu.set_activity(label_, hw::Activity::spin);
     const bool head = queue_.empty();
     queue_.push_back(me);
-    co_await mem_.fetch_or(me, *val_, 2);
+    co_await mem_.fetch_or(me, *val_, kTail);
     if (!head) {
         // Wait for the predecessor's handoff on our own node.
         IPISIM_CHECK_HOOK(lock_queued(me, node(me), *val_));
@@ -58,7 +64,7 @@ sim::Task<> SpinLock::lock(hw::Cpu& cpu) {
     }
     queue_.pop_front();
     if (queue_.empty()) {
-        co_await mem_.fetch_and(me, *val_, ~uint64_t{2});
+        co_await mem_.fetch_and(me, *val_, ~kTail);
     } else {
         co_await mem_.store(me, node(queue_.front()), 1);  // hand the head to the successor
     }
@@ -68,7 +74,9 @@ sim::Task<> SpinLock::lock(hw::Cpu& cpu) {
 
 sim::Task<> SpinLock::unlock(hw::Cpu& cpu) {
     IPISIM_CHECK_HOOK(lock_released(cpu.id(), *val_));
-    co_await mem_.fetch_and(cpu.id(), *val_, ~uint64_t{1});  // clear the locked byte
+    // queued_spin_unlock(): smp_store_release(&lock->locked, 0), a plain store of the locked
+    // byte (through the store buffer), which leaves the tail to the queuers' atomics.
+    co_await mem_.store_bytes(cpu.id(), *val_, 0, kLockedByte);
 }
 
 }  // namespace ipisim::kernel::mm
