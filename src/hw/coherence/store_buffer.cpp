@@ -95,7 +95,12 @@ void StoreBuffers::kick(CpuId cpu) {
     sim::Picos at;
     switch (c.phase) {
         case Phase::waiting:
-            at = std::max(eng_.now(), c.front().ready);
+            if (c.front().kind == Kind::store) {
+                start_store(c, cpu);  // no event until the store becomes visible
+                at = c.reserve_at;
+            } else {
+                at = std::max(eng_.now(), c.front().ready);
+            }
             break;
         case Phase::requested:
             at = c.reserve_at;
@@ -106,6 +111,19 @@ void StoreBuffers::kick(CpuId cpu) {
     }
     c.event_pending = true;
     eng_.schedule_at(at, &StoreBuffers::on_step, this, cpu, kStoreBufferTagBase + cpu);
+}
+
+void StoreBuffers::start_store(PerCpu& c, CpuId cpu) {
+    // The head store's RFO left when it may commit, or when it moved up among the first
+    // rfo_window_ entries (or leaves now, if it has not); the store is written, and visible, once
+    // the line has arrived owned, a transfer after that (under the checker, a perturbed one):
+    // the line's transfer as it stands now, when the store becomes the head.
+    const Entry& head = c.front();
+    const sim::Picos now = eng_.now();
+    c.left = head.rfo == sim::Picos::max() ? std::max(head.ready, now) : head.rfo;
+    c.estimated = protocol_.write_cost(cpu, head.var->line());
+    c.reserve_at = std::max({now, head.ready, c.left + perturbed_line_transfer(c.estimated)});
+    c.phase = Phase::requested;
 }
 
 void StoreBuffers::on_step(void* obj, uint32_t cpu) {
@@ -120,16 +138,10 @@ void StoreBuffers::step(CpuId cpu) {
     while (!c.empty()) {
         Entry& head = c.front();
         if (c.phase == Phase::waiting) {
-            if (head.ready > now) break;
+            if (head.ready > now && head.kind != Kind::store) break;
             switch (head.kind) {
                 case Kind::store:
-                    // Its RFO left (at the latest now); the store is written, and visible, once
-                    // the line has arrived owned: a transfer after that (under the checker, a
-                    // perturbed one).
-                    c.left = std::min(head.rfo, now);
-                    c.reserve_at =
-                        std::max(now, c.left + perturbed_line_transfer(protocol_.write_cost(cpu, head.var->line())));
-                    c.phase = Phase::requested;
+                    start_store(c, cpu);
                     break;
                 case Kind::rmw: {
                     const sim::Picos wait = head.access->perform();
@@ -147,6 +159,16 @@ void StoreBuffers::step(CpuId cpu) {
         }
         if (c.phase == Phase::requested) {
             if (c.reserve_at > now) break;
+            // A CPU that took a copy of the line since the transfer was estimated (a load between
+            // the store's issue and its commit, which the checker may delay) is invalidated
+            // first: the store is visible no earlier than its RFO could bring the line as it
+            // stands now.
+            const sim::Picos cost = protocol_.write_cost(cpu, head.var->line());
+            if (cost > c.estimated) {
+                c.estimated = cost;
+                c.reserve_at = std::max(now, c.left + perturbed_line_transfer(cost));
+                if (c.reserve_at > now) break;
+            }
             // From here on the write is in the line's order: others see the new value.
             const sim::Picos wait = protocol_.reserve_write_issued(cpu, head.var->line(), c.left);
             head.var->value_ = (head.var->value_ & ~head.mask) | (head.value & head.mask);

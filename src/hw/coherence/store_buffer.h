@@ -112,6 +112,7 @@ private:
         size_t head = 0;
         sim::Picos left;        // requested: when the head's RFO left
         sim::Picos reserve_at;  // requested: when its write is reserved
+        sim::Picos estimated;   // requested: the transfer reserve_at was computed with
         sim::Picos done;        // reserved: when the head completes
         Phase phase = Phase::waiting;
         bool event_pending = false;  // an on_step event is scheduled
@@ -137,6 +138,7 @@ private:
                       uint32_t epoch) const;
     // Commits what can be committed now, then schedules the next step.
     void step(CpuId cpu);
+    void start_store(PerCpu& c, CpuId cpu);
     void kick(CpuId cpu);
     void wake(sim::Process* proc, uint32_t epoch, sim::Picos at);
 
