@@ -55,19 +55,19 @@ TEST(Check, a_protocol_that_flushes_only_the_initiator_is_caught_as_a_stale_tran
 TEST(Check, a_protocol_that_returns_before_its_targets_flushed_is_caught_as_a_stale_translation) {
     const check::ExploreResult r = check::explore(spec_for("ipi-no-wait", 50));
     ASSERT_TRUE(r.failing_seed.has_value());
-    // Seed 2: a freed-table flush returned before a lazy CPU applied it.
+    // Seed 2: a page released while cpu0 still used its translation.
     EXPECT_EQ(*r.failing_seed, 2u);
     EXPECT_EQ(r.failure.violations.front().kind, ViolationKind::stale_translation);
-    EXPECT_NE(r.failure.violations.front().diagnosis.find("has not been applied on cpu1"), std::string::npos)
-        << r.failure.violations.front().diagnosis;
-    // Seed 8: a page released while cpu0 still used its translation.
-    const check::ExploreResult r8 = explore_seed("ipi-no-wait", 8);
-    ASSERT_TRUE(r8.failing_seed.has_value());
-    EXPECT_EQ(r8.failure.violations.front().kind, ViolationKind::stale_translation);
-    EXPECT_NE(r8.failure.violations.front().diagnosis.find(
+    EXPECT_NE(r.failure.violations.front().diagnosis.find(
                   "the flush protocol returned (or the page was freed) before every CPU"),
               std::string::npos)
-        << r8.failure.violations.front().diagnosis;
+        << r.failure.violations.front().diagnosis;
+    // Seed 3: a freed-table flush returned before a lazy CPU applied it.
+    const check::ExploreResult r3 = explore_seed("ipi-no-wait", 3);
+    ASSERT_TRUE(r3.failing_seed.has_value());
+    EXPECT_EQ(r3.failure.violations.front().kind, ViolationKind::stale_translation);
+    EXPECT_NE(r3.failure.violations.front().diagnosis.find("has not been applied on cpu1"), std::string::npos)
+        << r3.failure.violations.front().diagnosis;
 }
 
 TEST(Check, two_locks_taken_in_opposite_orders_are_caught_as_a_deadlock_with_its_cycle) {
@@ -76,7 +76,7 @@ TEST(Check, two_locks_taken_in_opposite_orders_are_caught_as_a_deadlock_with_its
     EXPECT_EQ(*r.failing_seed, 1u);
     const check::Violation& v = r.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::deadlock);
-    EXPECT_NE(v.diagnosis.find("wait-for cycle cpu0 -> cpu1 -> cpu0"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("wait-for cycle cpu2 -> cpu1 -> cpu2"), std::string::npos) << v.diagnosis;
     // Each also holds mmap_lock for read (madvise, munmap's downgraded lock): the rwsem holders.
     EXPECT_NE(v.diagnosis.find("holds abba_lock_b, mm[3].mmap_lock (read); waits on abba_lock_a"), std::string::npos)
         << v.diagnosis;
@@ -116,10 +116,10 @@ TEST(Check, seed_000_rar_without_its_loop_back_is_caught_reusing_a_payload_slot_
     const check::Violation& v = r.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::contract);
     EXPECT_NE(v.diagnosis.find("a payload slot reused while pending"), std::string::npos) << v.diagnosis;
-    // Seed 56: a CPU another sender had claimed is skipped and never flushed.
-    const check::ExploreResult r4 = explore_seed("rar-optimized-noloop", 56);
+    // Seed 114: a CPU another sender had claimed is skipped and never flushed.
+    const check::ExploreResult r4 = explore_seed("rar-optimized-noloop", 114);
     ASSERT_TRUE(r4.failing_seed.has_value());
-    EXPECT_EQ(*r4.failing_seed, 56u);
+    EXPECT_EQ(*r4.failing_seed, 114u);
     EXPECT_EQ(r4.failure.violations.front().kind, ViolationKind::stale_translation);
 }
 
@@ -143,18 +143,19 @@ TEST(Check, with_loads_read_ahead_the_shipped_flushes_pass_and_the_noloop_mutant
 // the flusher reads the old loaded_mm, and neither flushes. Caught with buffers, not without;
 // the shipped protocols pass with them.
 TEST(Check, the_614_switch_mm_without_its_smp_mb_is_caught_once_stores_wait_in_store_buffers) {
-    // Seeds 1201-1300: the first failing seed is 1275 (about one seed in a thousand fails).
+    // Seeds 201-300: the first failing seed is 218 (the next is 1378; about one seed in a
+    // thousand fails).
     check::ExploreSpec with = spec_for("switch-mm-no-smp-mb", 100);
-    with.first_seed = 1201;
+    with.first_seed = 201;
     with.base.machine.coherence.store_buffer = 8;
     const check::ExploreResult r = check::explore(with);
     ASSERT_TRUE(r.failing_seed.has_value());
-    EXPECT_EQ(*r.failing_seed, 1275u);
+    EXPECT_EQ(*r.failing_seed, 218u);
     ASSERT_FALSE(r.failure.violations.empty());
     EXPECT_EQ(r.failure.violations.front().kind, ViolationKind::stale_translation);
 
     check::ExploreSpec without = spec_for("switch-mm-no-smp-mb", 100);
-    without.first_seed = 1201;
+    without.first_seed = 201;
     EXPECT_FALSE(check::explore(without).failing_seed.has_value());
 
     for (const char* protocol : {"ipi", "rar-naive", "rar-optimized", "invlpgb"}) {
@@ -177,7 +178,7 @@ TEST(Check, an_invlpgb_flush_that_returns_without_tlbsync_is_caught_as_a_contrac
 TEST(Check, a_global_asid_space_that_wraps_without_its_flush_is_caught_reusing_an_asid) {
     const check::ExploreResult r = check::explore(spec_for("asid-reuse-no-flush", 50));
     ASSERT_TRUE(r.failing_seed.has_value());
-    EXPECT_EQ(*r.failing_seed, 2u);
+    EXPECT_EQ(*r.failing_seed, 1u);
     const check::Violation& v = r.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::contract);
     EXPECT_NE(v.diagnosis.find("a global ASID reused without the wrap flush"), std::string::npos) << v.diagnosis;
@@ -257,31 +258,31 @@ TEST(Check, a_seeded_run_is_deterministic_and_its_monitors_do_not_change_its_fin
 // schedule). A CPU a thread left keeps the shared mm in its mm_cpumask, lazily: the kernel trims
 // the mask at most once a second (should_trim_cpumask), and a freed-table flush clears only a
 // CPU that no longer runs the mm, so within a few-ms run a CPU switches the shared mm in from
-// outside the mask only after such a flush took it out (mm_cpumask_joins counts it: once in seed 2
+// outside the mask only after such a flush took it out (mm_cpumask_joins counts it: once in seed 5
 // with migration, never without); what migration changes is how often a CPU comes back to the
 // shared mm with a stale PCID slot to catch up.
 TEST(Check, threads_migrate_between_cpus_and_a_cpu_rejoins_the_shared_mm_cpumask_only_after_a_freed_table_flush) {
     check::StressSpec s = spec_for("ipi", 1, "toy8").base;
-    s.seed = 2;
+    s.seed = 5;
     const check::StressResult with = check::run_check_stress(s);
     EXPECT_EQ(check::run_check_stress(s).fingerprint, with.fingerprint);
     s.seed = 6;
     const check::StressResult other = check::run_check_stress(s);
-    s.seed = 2;
+    s.seed = 5;
     s.migration = false;
     const check::StressResult without = check::run_check_stress(s);
     EXPECT_EQ(with.total_violations, 0u);
     EXPECT_EQ(without.total_violations, 0u);
-    EXPECT_EQ(with.migrations, 106u);
-    EXPECT_EQ(other.migrations, 107u);
+    EXPECT_EQ(with.migrations, 81u);
+    EXPECT_EQ(other.migrations, 92u);
     EXPECT_EQ(without.migrations, 0u);
     EXPECT_EQ(with.mm_cpumask_joins, 1u);
     EXPECT_EQ(without.mm_cpumask_joins, 0u);
     // Switches into the shared mm whose PCID slot fell behind while the CPU ran something else
     // (switch_mm_irqs_off's tlb_gen catch-up): here more with migration's longer absences (not
     // in every seed: the schedules differ in more than the absences).
-    EXPECT_EQ(with.catch_ups, 113u);
-    EXPECT_EQ(without.catch_ups, 98u);
+    EXPECT_EQ(with.catch_ups, 100u);
+    EXPECT_EQ(without.catch_ups, 65u);
     EXPECT_NE(with.fingerprint, without.fingerprint);
 }
 

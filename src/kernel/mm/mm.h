@@ -184,6 +184,8 @@ public:
     sim::Task<> vma_end_read(hw::Cpu& cpu, Vma& v) { co_await v.vm_lock->up_read(cpu); }
     // Under mmap_lock for write: v is write-locked until the writer's unlock or downgrade.
     sim::Task<> vma_start_write(hw::Cpu& cpu, MmStruct& mm, Vma& v);
+    // mmap_write_unlock() / mmap_write_downgrade(): mm_lock_seq + 1 ends every write lock.
+    sim::Task<> vma_end_write_all(hw::Cpu& cpu, MmStruct& mm);
     [[nodiscard]] static bool vma_write_locked(const MmStruct& mm, const Vma& v);
     // Variant: madvise(MADV_DONTNEED) calls lru_add_drain() first (kernels before Rik van
     // Riel's "mm: remove unnecessary calls to lru_add_drain", 2024-12).

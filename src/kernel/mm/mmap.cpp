@@ -53,7 +53,7 @@ sim::Task<uint64_t> Mm::vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len) {
     const uint64_t addr = get_unmapped_area(mm, len);
     co_await vma_merge_new_range(cpu, mm, addr, addr + len);
     // mmap_write_unlock(): vma_end_write_all() bumps mm_lock_seq.
-    co_await mem_.fetch_add(cpu.id(), *mm.mm_lock_seq, 1);
+    co_await vma_end_write_all(cpu, mm);
     co_await mm.mmap_lock->up_write(cpu);
     co_return addr;
 }
@@ -77,7 +77,7 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     // pieces stay write-locked meanwhile.
     co_await cpu.compute_cycles(costs::do_munmap);
     // mmap_write_downgrade(): vma_end_write_all() bumps mm_lock_seq.
-    co_await mem_.fetch_add(cpu.id(), *mm.mm_lock_seq, 1);
+    co_await vma_end_write_all(cpu, mm);
     co_await mm.mmap_lock->downgrade_write(cpu);
     // unmap_region(): lru_add_drain (variant), unmap_vmas, free_pgtables, tlb_finish_mmu.
     if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);

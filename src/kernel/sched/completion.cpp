@@ -7,6 +7,10 @@
 
 namespace ipisim::kernel {
 
+namespace {
+constexpr uint64_t kCompleteAll = 0xffffffffU;  // UINT_MAX: complete_all()
+}  // namespace
+
 Completion Completion::on_new_line(hw::Memory& mem, const std::string& name, uint32_t node) {
     return on_line(mem, mem.new_line(name, node));
 }
@@ -57,7 +61,9 @@ sim::Task<> complete(Sched& sched, hw::Cpu& cpu, Completion& x) {
     cpu.local_irq_disable();  // spin_lock_irqsave(&x->wait.lock)
     co_await raw_spin_lock(cpu, mem, *x.lock);
     co_await cpu.compute_cycles(costs::completion_op);
-    co_await mem.fetch_add(cpu.id(), *x.done, 1);
+    // if (x->done != UINT_MAX) x->done++: a plain load and store under the wait lock.
+    const uint64_t done = co_await mem.load(cpu.id(), *x.done);
+    if (done != kCompleteAll) co_await mem.store(cpu.id(), *x.done, done + 1);
     // swake_up_locked(): the first waiter.
     if (!x.waiters.empty()) co_await sched.wake_up_process(cpu, *x.waiters.front());
     co_await raw_spin_unlock(cpu, mem, *x.lock);
