@@ -211,3 +211,37 @@ TEST(Vma, under_mmap_lock_faults_and_madvise_never_touch_the_vma_lock) {
     EXPECT_EQ(w.m.vmas.begin()->second->vm_lock->count().peek(), 0U);
     EXPECT_EQ(w.m.vmas.begin()->second->vm_lock_seq, Vma::NO_LOCK_SEQ);
 }
+
+// From 6.14 ("mm: convert mm_lock_seq to a proper seqcount") mmap_write_lock() bumps
+// mm_lock_seq too: odd while the writer holds mmap_lock, so one mmap writes the line every fault
+// reads twice; before, once, at the unlock.
+TEST(Vma, from_614_mm_lock_seq_is_odd_while_an_mmap_writer_holds_the_lock) {
+    auto seen = [](const char* version) {
+        kernel::KernelConfig c = with_locks(MmLock::vma_lock, MmLock::vma_lock);
+        c.version = version;
+        VmaWorld w(c);
+        w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
+            co_await w.mm.switch_mm_irqs_off(cpu, w.m);
+            co_await w.mm.vm_mmap(cpu, w.m, kRegion);
+        });
+        w.k->boot();
+        std::vector<std::pair<uint64_t, Picos>> values{{w.m.mm_lock_seq->peek(), Picos::zero()}};
+        while (w.eng.now() < 10_us) {
+            w.eng.run_until(w.eng.now() + 1_ns);
+            if (w.m.mm_lock_seq->peek() != values.back().first)
+                values.emplace_back(w.m.mm_lock_seq->peek(), w.eng.now());
+        }
+        return values;
+    };
+    const auto old = seen("6.13");
+    const auto seqcount = seen("6.14");
+    ASSERT_EQ(old.size(), 2U);
+    EXPECT_EQ(old[1].first, 1U);
+    ASSERT_EQ(seqcount.size(), 3U);
+    EXPECT_EQ(seqcount[1].first, 1U);  // taken: odd
+    EXPECT_EQ(seqcount[2].first, 2U);  // released: even
+    // The begin bump comes right after down_write; the end bump as late as the old kernel's
+    // single one, plus the begin's load and store (two L1 hits, 2 ns).
+    EXPECT_LT(seqcount[1].second, old[1].second);
+    EXPECT_EQ(seqcount[2].second - old[1].second, 2_ns);
+}

@@ -186,6 +186,9 @@ public:
     sim::Task<> vma_start_write(hw::Cpu& cpu, MmStruct& mm, Vma& v);
     // mmap_write_unlock() / mmap_write_downgrade(): mm_lock_seq + 1 ends every write lock.
     sim::Task<> vma_end_write_all(hw::Cpu& cpu, MmStruct& mm);
+    // mmap_write_lock() after down_write(): from 6.14 mm_lock_seq is a seqcount, odd while an
+    // mmap_lock writer holds it (mm_lock_seqcount_begin); before, nothing.
+    sim::Task<> mmap_write_lock_seqcount(hw::Cpu& cpu, MmStruct& mm);
     [[nodiscard]] static bool vma_write_locked(const MmStruct& mm, const Vma& v);
     // Variant: madvise(MADV_DONTNEED) calls lru_add_drain() first (kernels before Rik van
     // Riel's "mm: remove unnecessary calls to lru_add_drain", 2024-12).

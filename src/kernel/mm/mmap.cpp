@@ -49,6 +49,7 @@ sim::Task<uint64_t> Mm::vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len) {
     ++stats_.mmap;
     co_await cpu.compute(platform().spec().cpu.syscall);
     co_await mm.mmap_lock->down_write(cpu);
+    co_await mmap_write_lock_seqcount(cpu, mm);
     co_await cpu.compute_cycles(costs::do_mmap);
     const uint64_t addr = get_unmapped_area(mm, len);
     co_await vma_merge_new_range(cpu, mm, addr, addr + len);
@@ -72,6 +73,7 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     const uint64_t end = start + len;
     co_await cpu.compute(platform().spec().cpu.syscall);
     co_await mm.mmap_lock->down_write(cpu);
+    co_await mmap_write_lock_seqcount(cpu, mm);
     co_await vms_gather_munmap_vmas(cpu, mm, start, end);
     // vma_iter_clear_gfp, accounting, vms_complete_munmap_vmas up to the downgrade: the
     // pieces stay write-locked meanwhile.

@@ -12,7 +12,8 @@
 //   VMA's readers to leave (down_write on its lock, then up_write; from 6.15 __vma_enter_locked
 //   waits on vm_refcnt), then vm_lock_seq = mm_lock_seq. The VMA stays write-locked until
 //   mmap_write_unlock() or mmap_write_downgrade() bumps mm_lock_seq (vma_end_write_all), so
-//   faults on it meanwhile take mmap_lock and wait for the writer.
+//   faults on it meanwhile take mmap_lock and wait for the writer. From 6.14 mm_lock_seq is a
+//   seqcount that mmap_write_lock() bumps too (odd while held; mmap_write_lock_seqcount).
 // - mmap: vma_merge_new_range() extends the neighbour below (prev) when it ends where the new
 //   range starts, and the one above (next) when it starts where the range ends; with both,
 //   prev grows over the range and next, and next is removed. Every VMA it changes or removes
@@ -85,6 +86,15 @@ sim::Task<> Mm::vma_start_write(hw::Cpu& cpu, MmStruct& mm, Vma& v) {
 // mm->mm_lock_seq + 1) up to 6.12, the seqcount's sequence++ after it), made visible before
 // the unlock, a locked RMW, lets anybody in.
 sim::Task<> Mm::vma_end_write_all(hw::Cpu& cpu, MmStruct& mm) {
+    const uint64_t seq = co_await mem_.load(cpu.id(), *mm.mm_lock_seq);
+    co_await mem_.store(cpu.id(), *mm.mm_lock_seq, seq + 1);
+}
+
+// "mm: convert mm_lock_seq to a proper seqcount" (Suren Baghdasaryan, 6.14): mmap_write_lock()
+// makes the sequence odd (do_raw_write_seqcount_begin: sequence++, then smp_wmb), so a write
+// hold costs the mm_lock_seq line, which every lock_vma_under_rcu reads, two writes.
+sim::Task<> Mm::mmap_write_lock_seqcount(hw::Cpu& cpu, MmStruct& mm) {
+    if (kernel().version() < Version{6, 14}) co_return;
     const uint64_t seq = co_await mem_.load(cpu.id(), *mm.mm_lock_seq);
     co_await mem_.store(cpu.id(), *mm.mm_lock_seq, seq + 1);
 }
