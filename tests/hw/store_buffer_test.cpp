@@ -99,8 +99,9 @@ TEST(StoreBuffer, a_load_of_a_buffered_variable_is_forwarded) {
 // in the L1 at 103; with four, all three lines arrive at 51 ns and the stores are written one
 // after another, 52, 53, 54 ns. Visibility keeps program order: at 52.5 ns (fill buffers 4)
 // CPU 1 would still read v2's old value; its reservation waits until v1's has completed.
-Picos drain_of_three_missing_stores(uint32_t fill_buffers, std::vector<uint64_t>* order = nullptr) {
-    Rig r(8, fill_buffers);
+Picos drain_of_three_missing_stores(uint32_t fill_buffers, std::vector<uint64_t>* order = nullptr,
+                                    uint32_t entries = 8) {
+    Rig r(entries, fill_buffers);
     Picos fenced;
     r.eng.spawn("cpu0", [](Rig& r, Picos& fenced) -> Proc {
         for (size_t i = 0; i < 3; ++i) co_await r.mem.store(0, r.v(i), i + 1);
@@ -124,6 +125,13 @@ TEST(StoreBuffer, the_rfos_of_buffered_stores_overlap_up_to_the_fill_buffers) {
     std::vector<uint64_t> order;
     EXPECT_EQ(drain_of_three_missing_stores(4, &order), 54_ns);
     EXPECT_EQ(order, (std::vector<uint64_t>{1, 2, 0}));
+}
+
+// A store that waits for room has not issued, so its RFO waits too: with two entries and four
+// fill buffers the third store enters the buffer when the first leaves it (52 ns) and its RFO
+// leaves then, as with two fill buffers.
+TEST(StoreBuffer, a_store_waiting_for_room_sends_its_rfo_only_once_inside) {
+    EXPECT_EQ(drain_of_three_missing_stores(4, nullptr, 2), 103_ns);
 }
 
 TEST(StoreBuffer, a_byte_store_keeps_the_other_bytes_of_the_word) {

@@ -1,6 +1,7 @@
 #include "hw/coherence/store_buffer.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "hw/check_hooks.h"
 #include "hw/coherence/access.h"
@@ -11,7 +12,8 @@ StoreBuffers::StoreBuffers(sim::Engine& eng, CoherenceProtocol& protocol, uint32
     : eng_(eng),
       protocol_(protocol),
       capacity_(std::max(entries, 1U)),
-      rfo_window_(std::max(protocol.spec().fill_buffers, 1U)),
+      // A store that waits for room in the buffer has not issued: no RFO before it is inside.
+      rfo_window_(std::min(std::max(protocol.spec().fill_buffers, 1U), capacity_)),
       cpus_(protocol.topology().nr_cpus()) {}
 
 bool StoreBuffers::forward(CpuId cpu, const SimVar& v, uint64_t& value) const {
@@ -115,12 +117,14 @@ void StoreBuffers::kick(CpuId cpu) {
 
 void StoreBuffers::start_store(PerCpu& c, CpuId cpu) {
     // The head store's RFO left when it may commit, or when it moved up among the first
-    // rfo_window_ entries (or leaves now, if it has not); the store is written, and visible, once
-    // the line has arrived owned, a transfer after that (under the checker, a perturbed one):
-    // the line's transfer as it stands now, when the store becomes the head.
+    // rfo_window_ entries (every store among them has one: push() and step() give it); the
+    // store is written, and visible, once the line has arrived owned, a transfer after that
+    // (under the checker, a perturbed one): the line's transfer as it stands now, when the
+    // store becomes the head.
     const Entry& head = c.front();
     const sim::Picos now = eng_.now();
-    c.left = head.rfo == sim::Picos::max() ? std::max(head.ready, now) : head.rfo;
+    if (head.rfo == sim::Picos::max()) throw std::logic_error("store buffer: a head store without its RFO");
+    c.left = head.rfo;
     c.estimated = protocol_.write_cost(cpu, head.var->line());
     c.reserve_at = std::max({now, head.ready, c.left + perturbed_line_transfer(c.estimated)});
     c.phase = Phase::requested;
