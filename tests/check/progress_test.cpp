@@ -15,6 +15,7 @@
 #include "report/results_files.h"
 #include "sim/registry.h"
 #include "support/kernel_world.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 
 using namespace ipisim;
@@ -135,7 +136,7 @@ TEST(ProgressMonitor, a_livelocked_point_of_ipisim_run_stops_at_its_bound_and_th
     args.output.console.quiet = true;
     args.output.format = "json";
     cli::DataDirs dirs;
-    dirs.machines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    dirs.machines = ipisim::test::source_path("machines");
     testing::internal::CaptureStdout();
     testing::internal::CaptureStderr();
     const int rc = cli::run_command(args, dirs);

@@ -8,6 +8,7 @@
 #include "cli/run_command.h"
 #include "experiment/runner.h"
 #include "report/results_files.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 
 using namespace ipisim;
@@ -26,7 +27,7 @@ report::ExperimentResults run_tlb_flush2(const std::string& protocol, int seed =
                                 "\"\n[params]\nthreads = 4\nmode = \"threads\"\nwarmup = \"200 us\"\n"
                                 "measure = \"500 us\"\n");
     experiment::RunOptions options;
-    options.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    options.machines_dir = ipisim::test::source_path("machines");
     return experiment::run_experiment(experiment::load_experiment(file, {}), options);
 }
 
@@ -72,7 +73,7 @@ TEST(RunCheck, run_exits_1_when_a_point_run_on_another_thread_violates_an_invari
     args.output.console.quiet = true;
     args.output.format = "json";
     cli::DataDirs dirs;
-    dirs.machines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    dirs.machines = ipisim::test::source_path("machines");
     testing::internal::CaptureStdout();
     const int rc = cli::run_command(args, dirs);
     (void)testing::internal::GetCapturedStdout();

@@ -10,14 +10,13 @@
 #include "hw/coherence/memory.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/paths.h"
 
 namespace ipisim::check {
 namespace {
 
 struct Rig {
-    Rig()
-        : m(hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml")),
-          mem(eng, m.topology, m.coherence) {}
+    Rig() : m(hw::load_machine(ipisim::test::source_path("machines/toy4.toml"))), mem(eng, m.topology, m.coherence) {}
     hw::MachineSpec m;
     sim::Engine eng;
     hw::Memory mem;

@@ -10,13 +10,14 @@
 #include "experiment/runner.h"
 #include "report/results_files.h"
 #include "report/summary.h"
+#include "support/paths.h"
 #include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kEcho = std::string(IPISIM_TEST_DATA) + "/good_configs/echo_sweep.toml";
+const std::string kEcho = ipisim::test::data_path("good_configs/echo_sweep.toml");
 
 report::ExperimentResults run(const std::vector<std::string>& overrides = {}) {
     return run_experiment(load_experiment(kEcho, overrides), RunOptions{});

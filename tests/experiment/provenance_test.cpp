@@ -10,12 +10,13 @@
 #include "experiment/build_info.h"
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 std::string toy_file() {
     const auto path = ::ipisim::test::scratch_path("ipisim_provenance_test.toml");
@@ -51,7 +52,7 @@ TEST(Provenance, a_machine_override_changes_the_machine_hash) {
 // Regression (docs/reports.md): a processes-mode run of seed000 was compared with the
 // published threads-mode numbers. The file's own values define the published setup.
 TEST(PublishedScope, the_scope_is_the_files_own_params_kernel_sweep_and_machine_before_set) {
-    const Experiment e = load_experiment(std::string(IPISIM_SOURCE_DIR) + "/experiments/seed000_rar.toml",
+    const Experiment e = load_experiment(ipisim::test::source_path("experiments/seed000_rar.toml"),
                                          {"params.mode=\"processes\"", "machine.coherence.same_l3=\"60 ns\""});
     EXPECT_EQ(e.file_setup.values["mode"], "threads");
     EXPECT_EQ(e.file_setup.values["kernel.version"], "6.18");

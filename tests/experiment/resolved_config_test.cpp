@@ -10,13 +10,14 @@
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "report/results_files.h"
+#include "support/paths.h"
 #include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 std::filesystem::path scratch(const std::string& name) {
     auto dir = ::ipisim::test::scratch_path(("ipisim_resolved_test_" + name));

@@ -7,12 +7,13 @@
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "report/results_files.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 const char* kTlbFlush2 = R"([experiment]
 name = "t"

@@ -13,13 +13,14 @@
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
 #include "report/tornado.h"
+#include "support/paths.h"
 #include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 // toy4_arm with ranged irq_entry (100-300 ns) and a zero-width range on eoi, and ipi_latency on
 // it with both GIC barriers.

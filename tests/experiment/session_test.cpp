@@ -13,13 +13,14 @@
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "experiment/session.h"
+#include "support/paths.h"
 #include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 std::filesystem::path fresh_dir(const std::string& name) {
     const auto dir = ::ipisim::test::scratch_path(("ipisim_session_test_" + name));

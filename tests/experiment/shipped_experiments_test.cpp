@@ -7,12 +7,13 @@
 
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
+#include "support/paths.h"
 
 using namespace ipisim;
 
 namespace {
-const std::string kExperiments = std::string(IPISIM_SOURCE_DIR) + "/experiments";
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kExperiments = ipisim::test::source_path("experiments");
+const std::string kMachines = ipisim::test::source_path("machines");
 
 report::ExperimentResults run_small(const std::string& name, const std::vector<std::string>& overrides) {
     experiment::Experiment e = experiment::load_experiment(kExperiments + "/" + name + ".toml", overrides);

@@ -12,12 +12,13 @@
 #include "report/published.h"
 #include "report/results_files.h"
 #include "report/seed_shape.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 std::string write(const std::string& name, const std::string& text) {
     const auto dir = ::ipisim::test::scratch_path(("ipisim_sweep_test_" + name));

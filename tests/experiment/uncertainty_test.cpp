@@ -17,13 +17,14 @@
 #include "experiment/runner.h"
 #include "experiment/uncertainty.h"
 #include "hw/machine.h"
+#include "support/paths.h"
 #include "support/read_file.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 void replace(std::string& text, const std::string& from, const std::string& to) {
     const size_t at = text.find(from);

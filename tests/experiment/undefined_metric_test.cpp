@@ -5,11 +5,12 @@
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "report/results_files.h"
+#include "support/paths.h"
 
 namespace ipisim::experiment {
 namespace {
 
-const std::string kEcho = std::string(IPISIM_TEST_DATA) + "/good_configs/echo_sweep.toml";
+const std::string kEcho = ipisim::test::data_path("good_configs/echo_sweep.toml");
 
 TEST(UndefinedMetric, a_0_over_0_metric_is_null_with_its_reason_and_the_others_keep_their_values) {
     // test_echo's label "0/0" makes delay_ns 0/0 (at the points where delay is 0 ns).

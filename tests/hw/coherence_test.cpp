@@ -12,6 +12,7 @@
 
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/paths.h"
 
 namespace ipisim::hw {
 namespace {
@@ -21,7 +22,7 @@ using sim::Picos;
 using sim::Proc;
 
 MachineSpec toy(const std::string& name) {
-    return load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
+    return load_machine(ipisim::test::source_path("machines/") + name + ".toml");
 }
 
 // One simulated machine's engine and memory.

@@ -8,6 +8,7 @@
 #include "hw/cpu/cpu.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/paths.h"
 #include "support/raise_at.h"
 
 using namespace ipisim;
@@ -19,7 +20,7 @@ using test::raise_at;
 namespace {
 
 hw::MachineSpec toy(const std::string& name) {
-    return hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
+    return hw::load_machine(ipisim::test::source_path("machines/") + name + ".toml");
 }
 
 // Handler that computes `t` (toy2: entry 200 + eoi 50 + handler + exit 100).

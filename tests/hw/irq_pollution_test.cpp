@@ -10,6 +10,7 @@
 #include "hw/cpu/cpu.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "support/paths.h"
 #include "support/raise_at.h"
 
 using namespace ipisim;
@@ -21,7 +22,7 @@ using test::raise_at;
 namespace {
 
 hw::MachineSpec toy2_polluting() {
-    hw::MachineSpec spec = hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy2.toml");
+    hw::MachineSpec spec = hw::load_machine(ipisim::test::source_path("machines/toy2.toml"));
     spec.cpu.irq_pollution = 400_ns;
     return spec;
 }

@@ -13,15 +13,16 @@
 #include "hw/intc/intc_type.h"
 #include "hw/intc/x2apic.h"
 #include "hw/intc/xapic_mmio.h"
+#include "support/paths.h"
 
 namespace ipisim::hw {
 namespace {
 
 using namespace sim::literals;
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
-const std::string kBad = std::string(IPISIM_TEST_DATA) + "/bad_machines";
-const std::string kHwloc = std::string(IPISIM_TEST_DATA) + "/hwloc";
+const std::string kMachines = ipisim::test::source_path("machines");
+const std::string kBad = ipisim::test::data_path("bad_machines");
+const std::string kHwloc = ipisim::test::data_path("hwloc");
 
 TEST(Machine, every_shipped_machine_loads) {
     const auto names = list_machines(kMachines);
@@ -45,7 +46,7 @@ TEST(Machine, every_shipped_machine_loads) {
 // The benchmark target's big machines (bench/machines: host1024, host4096) are not in machines/;
 // they must keep loading when the machine schema gains a required key.
 TEST(Machine, every_benchmark_machine_loads) {
-    const std::string dir = std::string(IPISIM_SOURCE_DIR) + "/bench/machines";
+    const std::string dir = ipisim::test::source_path("bench/machines");
     const auto names = list_machines(dir);
     ASSERT_GE(names.size(), 2U);
     for (const auto& name : names) {

@@ -11,13 +11,14 @@
 #include "hw/machine.h"
 #include "hw/platform.h"
 #include "sim/engine.h"
+#include "support/paths.h"
 
 namespace ipisim::hw {
 namespace {
 
 using namespace sim::literals;
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 MachineSpec reload(const MachineSpec& m) {
     return load_machine(config::Document::parse(config::to_toml_text(write_machine(m)), m.name + ".written"), m.name);

@@ -4,17 +4,18 @@
 #include <string>
 
 #include "hw/platform.h"
+#include "support/paths.h"
 
 using namespace ipisim;
 
 namespace {
 hw::MachineSpec machine(const std::string& name) {
-    return hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/" + name + ".toml");
+    return hw::load_machine(ipisim::test::source_path("machines/") + name + ".toml");
 }
 }  // namespace
 
 TEST(Platform, every_shipped_machine_builds_with_a_cpu_and_tlb_per_logical_cpu) {
-    for (const std::string& name : hw::list_machines(std::string(IPISIM_SOURCE_DIR) + "/machines")) {
+    for (const std::string& name : hw::list_machines(ipisim::test::source_path("machines"))) {
         hw::MachineSpec spec = machine(name);
         sim::Engine eng;
         hw::Platform p(eng, spec);

@@ -12,6 +12,7 @@
 #include "hw/tlb/tlb_insn.h"
 #include "sim/engine.h"
 #include "sim/signal.h"
+#include "support/paths.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -25,7 +26,7 @@ namespace {
 constexpr uint64_t kPage = 4096;
 
 hw::MachineSpec toy4() {
-    return hw::load_machine(std::string(IPISIM_SOURCE_DIR) + "/machines/toy4.toml");
+    return hw::load_machine(ipisim::test::source_path("machines/toy4.toml"));
 }
 
 }  // namespace

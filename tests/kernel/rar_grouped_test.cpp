@@ -16,6 +16,7 @@
 #include "mm_world.h"
 #include "report/results_files.h"
 #include "sim/registry.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 #include "support/test_machine.h"
 #include "workload/workload.h"
@@ -172,7 +173,7 @@ TEST(RarGrouped, where_grouping_cannot_matter_it_runs_exactly_as_rar_optimized) 
                             "[params]\nthreads = 4\nwarmup = \"1 ms\"\nmeasure = \"3 ms\"\n"
                             "[sweep]\nkernel.tlb_flush = [\"rar-optimized\", \"rar-grouped\"]\n");
     experiment::RunOptions options;
-    options.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    options.machines_dir = ipisim::test::source_path("machines");
     const report::ExperimentResults r = experiment::run_experiment(experiment::load_experiment(file, {}), options);
     ASSERT_EQ(r.rows.size(), 2u);
     EXPECT_GT(r.rows[0].metrics["rar_ipis_per_loop"].get<double>(), 0.0);  // RAR broadcasts ran

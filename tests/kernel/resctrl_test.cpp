@@ -7,6 +7,7 @@
 #include "kernel/kernel.h"
 #include "kernel/resctrl/resctrl.h"
 #include "support/kernel_world.h"
+#include "support/paths.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -91,7 +92,7 @@ TEST(Resctrl, call_any_to_a_remote_domain_sends_one_ipi_and_spins) {
 
 TEST(Resctrl, the_qm_ctr_read_cost_comes_from_the_machine_and_follows_the_published_ratios) {
     // machines/*.toml derive rdmsr_qm_ctr from docs/calibration.md: ~4.5x wrmsr on Intel, ~2x on AMD.
-    const std::string dir = std::string(IPISIM_SOURCE_DIR) + "/machines/";
+    const std::string dir = ipisim::test::source_path("machines/");
     hw::MachineSpec xeon = hw::load_machine(dir + "xeon_8173m_2s.toml");
     hw::MachineSpec epyc = hw::load_machine(dir + "epyc_7b12_2s.toml");
     EXPECT_EQ(kernel::Resctrl::qm_ctr_read_cost(xeon), xeon.cpu.wrmsr * 9 / 2);

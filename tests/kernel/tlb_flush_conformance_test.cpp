@@ -27,6 +27,7 @@
 #include "kernel/mm/mm.h"
 #include "mm_world.h"
 #include "sim/registry.h"
+#include "support/paths.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -175,7 +176,7 @@ Outcome run(const std::string& protocol, const std::string& machine) {
 }  // namespace
 
 TEST(TlbFlushConformance, every_registered_protocol_leaves_no_flushed_translation_behind_and_is_deterministic) {
-    const std::string machines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    const std::string machines = ipisim::test::source_path("machines");
     for (const auto* entry : sim::Registry<kernel::TlbFlushProtocol>::instance().entries()) {
         if (is_test_protocol(entry->name)) continue;
         int machines_run = 0;
@@ -217,7 +218,7 @@ TEST(TlbFlushConformance, a_protocol_charging_time_to_an_untagged_label_is_named
 
 TEST(TlbFlushConformance, every_registered_protocol_passes_the_checker_on_every_toy_machine_it_supports) {
     check::register_mutants();
-    const std::string machines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    const std::string machines = ipisim::test::source_path("machines");
     for (const auto* entry : sim::Registry<kernel::TlbFlushProtocol>::instance().entries()) {
         if (is_test_protocol(entry->name)) continue;
         int machines_run = 0;
@@ -242,7 +243,7 @@ TEST(TlbFlushConformance, every_registered_protocol_passes_the_checker_on_every_
 TEST(TlbFlushConformance, the_checker_catches_the_conformance_mutant_that_flushes_only_the_initiator) {
     check::ExploreSpec ex;
     ex.base.protocol = "conformance-mutant-local-only";
-    ex.base.machine = hw::load_machine_by_name(std::string(IPISIM_SOURCE_DIR) + "/machines", "toy4");
+    ex.base.machine = hw::load_machine_by_name(ipisim::test::source_path("machines"), "toy4");
     ex.seeds = 5;
     const check::ExploreResult r = check::explore(ex);
     ASSERT_TRUE(r.failing_seed.has_value());

@@ -9,13 +9,14 @@
 #include "kernel/mm/mm.h"
 #include "sim/registry.h"
 #include "support/kernel_world.h"
+#include "support/paths.h"
 
 using namespace ipisim;
 using kernel::GlobalAsidFlavour;
 
 namespace {
 
-const std::string kMachines = std::string(IPISIM_SOURCE_DIR) + "/machines";
+const std::string kMachines = ipisim::test::source_path("machines");
 
 std::string support(const std::string& protocol, const std::string& machine) {
     return kernel::make_tlb_flush_protocol(protocol)->machine_support(hw::load_machine_by_name(kMachines, machine));

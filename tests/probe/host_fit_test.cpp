@@ -14,12 +14,13 @@
 #include "probe/host_file.h"
 #include "probe/summary.h"
 #include "sample_results.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::cli {
 namespace {
 
-const std::string kExperiments = std::string(IPISIM_SOURCE_DIR) + "/experiments";
+const std::string kExperiments = ipisim::test::source_path("experiments");
 
 std::filesystem::path write_host(const probe::ProbeResults& r, const std::string& name) {
     const auto dir = ::ipisim::test::scratch_path("ipisim_host_fit_" + name);

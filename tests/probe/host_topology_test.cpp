@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "support/paths.h"
+
 namespace ipisim::probe {
 namespace {
 
-const std::string kTwoPackages = std::string(IPISIM_TEST_DATA) + "/hwloc/two_packages.xml";
-const std::string kEpycVm = std::string(IPISIM_TEST_DATA) + "/hwloc/epyc_vm_2cpu.xml";
+const std::string kTwoPackages = ipisim::test::data_path("hwloc/two_packages.xml");
+const std::string kEpycVm = ipisim::test::data_path("hwloc/epyc_vm_2cpu.xml");
 
 TEST(ProbeHostTopology, pairs_are_classified_like_the_models_distance_classes) {
     const HostTopology t = load_topology_xml(kTwoPackages);
@@ -42,7 +44,7 @@ TEST(ProbeHostTopology, the_skeleton_comes_from_the_projects_hwloc_importer) {
 }
 
 TEST(ProbeHostTopology, an_unreadable_file_is_an_error_naming_it) {
-    EXPECT_THROW(load_topology_xml(std::string(IPISIM_TEST_DATA) + "/hwloc/not_xml.xml"), std::runtime_error);
+    EXPECT_THROW(load_topology_xml(ipisim::test::data_path("hwloc/not_xml.xml")), std::runtime_error);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "probe/host_topology.h"
+#include "support/paths.h"
 
 namespace ipisim::probe::testing {
 
@@ -23,7 +24,7 @@ ProbeResults sample_results(const std::string& xml, bool virtualized) {
     if (virtualized) r.info.flags.insert("hypervisor");
     r.info.dmesg_read = true;
     r.info.apic_routing = "physical x2apic";
-    r.topology = load_topology_xml(std::string(IPISIM_TEST_DATA) + "/hwloc/" + xml);
+    r.topology = load_topology_xml(ipisim::test::data_path("hwloc/") + xml);
     r.caller_cpu = 0;
     r.target_cpu = 1;
     r.cpuidle.driver = "none";

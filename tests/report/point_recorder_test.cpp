@@ -10,6 +10,7 @@
 #include "report/point_recorder.h"
 #include "report/trace_event_validator.h"
 #include "support/kernel_world.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 
 using namespace ipisim;
@@ -31,11 +32,11 @@ nlohmann::json read_json(const std::filesystem::path& p) {
 TEST(PointRecorder, a_seed000_point_traced_from_2ms_to_2_2ms_is_valid_trace_event_json) {
     const auto dir = scratch("seed000");
     const experiment::Experiment e = experiment::load_experiment(
-        std::string(IPISIM_SOURCE_DIR) + "/experiments/seed000_rar.toml",
+        ipisim::test::source_path("experiments/seed000_rar.toml"),
         {"sweep.threads=[20, 40]", R"(sweep.kernel.tlb_flush=["rar-optimized"])", "params.measure=200 us"});
     report::TraceOptions trace{(dir / "trace.json").string(), report::parse_trace_window("2ms..2.2ms"), 1};
     experiment::RunOptions options;
-    options.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    options.machines_dir = ipisim::test::source_path("machines");
     options.trace = &trace;
     const report::ExperimentResults r = experiment::run_experiment(e, options);
     ASSERT_EQ(r.rows.size(), 2U);

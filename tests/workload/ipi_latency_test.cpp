@@ -8,6 +8,7 @@
 #include <string>
 
 #include "experiment/runner.h"
+#include "support/paths.h"
 #include "support/scratch_path.h"
 
 namespace ipisim::experiment {
@@ -18,7 +19,7 @@ report::ExperimentResults run_on(const std::string& machine) {
     std::ofstream(path) << "[experiment]\nname = \"lat\"\nworkload = \"ipi_latency\"\nmachine = \"" << machine
                         << "\"\n[kernel]\nversion = \"6.6\"\n[params]\nrounds = 3\nsender = 0\n";
     RunOptions options;
-    options.machines_dir = std::string(IPISIM_SOURCE_DIR) + "/machines";
+    options.machines_dir = ipisim::test::source_path("machines");
     return run_experiment(load_experiment(path.string(), {}), options);
 }
 
