@@ -82,9 +82,9 @@ sim::Task<> Mm::vma_start_write(hw::Cpu& cpu, MmStruct& mm, Vma& v) {
     co_await v.vm_lock->up_write(cpu);
 }
 
-// The writer holds mmap_lock: a plain load and store (WRITE_ONCE(mm->mm_lock_seq,
-// mm->mm_lock_seq + 1) up to 6.12, the seqcount's sequence++ after it), made visible before
-// the unlock, a locked RMW, lets anybody in.
+// The writer holds mmap_lock: a plain load and store (before 6.14 smp_store_release(
+// &mm->mm_lock_seq, mm->mm_lock_seq + 1), from 6.14 the seqcount's sequence++), made visible
+// before the unlock, a locked RMW, lets anybody in.
 sim::Task<> Mm::vma_end_write_all(hw::Cpu& cpu, MmStruct& mm) {
     const uint64_t seq = co_await mem_.load(cpu.id(), *mm.mm_lock_seq);
     co_await mem_.store(cpu.id(), *mm.mm_lock_seq, seq + 1);
