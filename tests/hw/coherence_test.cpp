@@ -12,7 +12,7 @@
 
 #include "hw/machine.h"
 #include "sim/engine.h"
-#include "support/paths.h"
+#include "support/test_machine.h"
 
 namespace ipisim::hw {
 namespace {
@@ -20,10 +20,6 @@ namespace {
 using namespace sim::literals;
 using sim::Picos;
 using sim::Proc;
-
-MachineSpec toy(const std::string& name) {
-    return load_machine(ipisim::test::source_path("machines/") + name + ".toml");
-}
 
 // One simulated machine's engine and memory.
 struct Rig {
@@ -56,7 +52,7 @@ std::vector<uint64_t> ns(const std::vector<Picos>& ts) {
 }
 
 TEST(Coherence, a_load_from_a_same_l3_owner_is_not_complete_at_t_minus_1_and_is_at_t) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0, 42);
     v.line().prime(0);
     uint64_t got = 0;
@@ -94,7 +90,7 @@ std::vector<Picos> hit_load_then_store(Rig& r, SimVar& v) {
 }
 
 TEST(Coherence, an_l1_hit_costs_l1_hit_for_loads_and_for_stores_by_the_exclusive_owner) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0);
     const std::vector<Picos> at = hit_load_then_store(r, v);
     EXPECT_EQ(at, (std::vector<Picos>{1_ns, 2_ns}));
@@ -105,7 +101,7 @@ TEST(Coherence, an_l1_hit_costs_l1_hit_for_loads_and_for_stores_by_the_exclusive
 TEST(Coherence, hits_with_nothing_else_pending_end_in_place_with_the_fingerprint_of_their_events) {
     // The same accesses as above, alone on the machine: no event is dispatched for them, and
     // the run's fingerprint is that of a process waiting the same times as events.
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0);
     const std::vector<Picos> at = hit_load_then_store(r, v);
     EXPECT_EQ(at, (std::vector<Picos>{1_ns, 2_ns}));
@@ -124,7 +120,7 @@ TEST(Coherence, hits_with_nothing_else_pending_end_in_place_with_the_fingerprint
 TEST(Coherence, a_hit_that_another_event_precedes_is_dispatched_and_masked_meanwhile) {
     // CPU 0 hits at 0 (ends at 1 ns); an interrupt is due at 0.5 ns: the hit waits as an event,
     // masked, and the interrupt stays pending for the next interruptible wait.
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0);
     v.line().prime(0);
     Picos loaded;
@@ -145,7 +141,7 @@ TEST(Coherence, a_hit_that_another_event_precedes_is_dispatched_and_masked_meanw
 }
 
 TEST(Coherence, a_zero_cost_hit_does_not_suspend) {
-    MachineSpec m = toy("toy4");
+    MachineSpec m = test::load_test_machine("toy4");
     m.coherence.l1_hit = 0_ns;
     Rig r(std::move(m));
     SimVar& v = r.mem.new_aligned_var("x", 0);
@@ -167,7 +163,7 @@ TEST(Coherence, a_zero_cost_hit_does_not_suspend) {
 }
 
 TEST(Coherence, an_access_takes_effect_when_awaited_not_when_created) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0, 7);
     v.line().prime(0);
     auto body = [&]() -> Proc {
@@ -184,7 +180,7 @@ TEST(Coherence, an_access_takes_effect_when_awaited_not_when_created) {
 }
 
 TEST(Coherence, a_first_touch_is_served_by_the_home_memory_local_or_remote) {
-    Rig r(toy("toy8"));
+    Rig r(test::load_test_machine("toy8"));
     SimVar& remote = r.mem.new_aligned_var("remote", 1);
     SimVar& local = r.mem.new_aligned_var("local", 0);
     SimVar& stored = r.mem.new_aligned_var("stored", 1);
@@ -208,7 +204,7 @@ TEST(Coherence, a_first_touch_is_served_by_the_home_memory_local_or_remote) {
 }
 
 TEST(Coherence, a_cross_package_transfer_of_a_remotely_homed_line_adds_remote_home_extra) {
-    Rig r(toy("toy8"));
+    Rig r(test::load_test_machine("toy8"));
     SimVar& writer_homed = r.mem.new_aligned_var("writer_homed", 1);  // home with owner CPU 4
     SimVar& reader_homed = r.mem.new_aligned_var("reader_homed", 0);  // home with reader CPU 0
     writer_homed.line().prime(4);
@@ -226,7 +222,7 @@ TEST(Coherence, a_cross_package_transfer_of_a_remotely_homed_line_adds_remote_ho
 }
 
 TEST(Coherence, a_remote_home_costs_extra_between_l3_domains_but_not_inside_one) {
-    Rig r(toy("toy8"));
+    Rig r(test::load_test_machine("toy8"));
     SimVar& other_l3 = r.mem.new_aligned_var("other_l3", 1);
     SimVar& same_l3 = r.mem.new_aligned_var("same_l3", 1);
     other_l3.line().prime(2);  // CPU 2: package 0, other L3 than CPU 0
@@ -263,7 +259,7 @@ CmpxchgRace run_cmpxchg_race(Rig& r, SimVar& v) {
 }
 
 TEST(Coherence, n_cpus_doing_cmpxchg_on_one_line_at_once_complete_in_serialized_order) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("lock", 0);
     const CmpxchgRace race = run_cmpxchg_race(r, v);
     // CPU 1: from owner 0 (same_l3 50)              -> 0 + 50 = 50, succeeds (old 0)
@@ -280,7 +276,7 @@ TEST(Coherence, n_cpus_doing_cmpxchg_on_one_line_at_once_complete_in_serialized_
 }
 
 TEST(Coherence, line_occupancy_delays_each_next_transaction_on_the_line) {
-    MachineSpec m = toy("toy4");
+    MachineSpec m = test::load_test_machine("toy4");
     m.coherence.line_occupancy = 5_ns;
     Rig r(std::move(m));
     SimVar& v = r.mem.new_aligned_var("lock", 0);
@@ -290,7 +286,7 @@ TEST(Coherence, line_occupancy_delays_each_next_transaction_on_the_line) {
 }
 
 TEST(Coherence, readers_of_a_line_already_shared_are_served_back_to_back_not_one_transfer_after_another) {
-    MachineSpec m = toy("toy4");
+    MachineSpec m = test::load_test_machine("toy4");
     m.coherence.line_occupancy = 5_ns;
     Rig r(std::move(m));
     SimVar& v = r.mem.new_aligned_var("flag", 0);
@@ -317,7 +313,7 @@ TEST(Coherence, readers_of_a_line_already_shared_are_served_back_to_back_not_one
 }
 
 TEST(Coherence, a_store_invalidates_sharers_so_their_next_load_misses) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0);
     v.line().prime(0);
     std::vector<Picos> at;
@@ -350,7 +346,7 @@ TEST(Coherence, a_store_invalidates_sharers_so_their_next_load_misses) {
 }
 
 TEST(Coherence, a_spinner_wakes_exactly_one_transfer_after_the_write_and_dispatches_nothing_while_it_waits) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& flag = r.mem.new_aligned_var("flag", 0);
     flag.line().prime(0);
     Picos woke;
@@ -375,7 +371,7 @@ TEST(Coherence, a_spinner_wakes_exactly_one_transfer_after_the_write_and_dispatc
 }
 
 TEST(Coherence, false_sharing_a_store_to_a_neighbour_wakes_the_spinner_which_refetches_and_spins_on) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     CacheLine& line = r.mem.new_line("shared", 0);
     SimVar& a = r.mem.new_var(line);
     SimVar& b = r.mem.new_var(line);
@@ -404,7 +400,7 @@ TEST(Coherence, false_sharing_a_store_to_a_neighbour_wakes_the_spinner_which_ref
 }
 
 TEST(Coherence, an_interrupt_during_an_access_stays_pending_until_the_next_interruptible_wait) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0);
     v.line().prime(0);
     sim::Wake w;
@@ -427,7 +423,7 @@ TEST(Coherence, an_interrupt_during_an_access_stays_pending_until_the_next_inter
 }
 
 TEST(Coherence, spin_until_returns_on_an_interrupt_and_resumes_with_an_l1_hit) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& flag = r.mem.new_aligned_var("flag", 0);
     flag.line().prime(0);
     std::vector<Picos> at;
@@ -455,7 +451,7 @@ TEST(Coherence, spin_until_returns_on_an_interrupt_and_resumes_with_an_l1_hit) {
 }
 
 TEST(Coherence, wait_until_keeps_interrupts_pending_while_it_spins) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& flag = r.mem.new_aligned_var("flag", 0);
     flag.line().prime(0);
     Picos done;
@@ -478,7 +474,7 @@ TEST(Coherence, wait_until_keeps_interrupts_pending_while_it_spins) {
 }
 
 TEST(Memory, atomics_follow_the_kernel_conventions) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     SimVar& v = r.mem.new_aligned_var("x", 0, 10);
     v.line().prime(0);
     auto body = [&]() -> Proc {
@@ -510,7 +506,7 @@ TEST(Memory, atomics_follow_the_kernel_conventions) {
 }
 
 TEST(Memory, a_line_holds_eight_variables_at_consecutive_offsets_and_no_ninth) {
-    Rig r(toy("toy4"));
+    Rig r(test::load_test_machine("toy4"));
     CacheLine& line = r.mem.new_line("csd", 0);
     for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(r.mem.new_var(line).offset(), 8 * i);
     EXPECT_THROW(r.mem.new_var(line), std::length_error);
@@ -525,7 +521,7 @@ struct Outcome {
 };
 
 Outcome run_contention() {
-    Rig r(toy("toy8"));
+    Rig r(test::load_test_machine("toy8"));
     SimVar& counter = r.mem.new_aligned_var("counter", 1);
     SimVar& go = r.mem.new_aligned_var("go", 0);
     auto worker = [&](CpuId c) -> Proc {

@@ -8,8 +8,8 @@
 #include "hw/cpu/cpu.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
-#include "support/paths.h"
 #include "support/raise_at.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -18,10 +18,6 @@ using sim::Picos;
 using test::raise_at;
 
 namespace {
-
-hw::MachineSpec toy(const std::string& name) {
-    return hw::load_machine(ipisim::test::source_path("machines/") + name + ".toml");
-}
 
 // Handler that computes `t` (toy2: entry 200 + eoi 50 + handler + exit 100).
 Cpu::IrqHandler handler_of(Picos t, std::vector<Picos>* entered = nullptr) {
@@ -34,7 +30,7 @@ Cpu::IrqHandler handler_of(Picos t, std::vector<Picos>* entered = nullptr) {
 }  // namespace
 
 TEST(Cpu, an_ipi_preempts_a_compute_which_finishes_late_by_exactly_the_interrupt_time) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     std::vector<Picos> entered;
@@ -54,7 +50,7 @@ TEST(Cpu, an_ipi_preempts_a_compute_which_finishes_late_by_exactly_the_interrupt
 }
 
 TEST(Cpu, with_irqs_disabled_an_ipi_stays_pending_until_local_irq_enable) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     std::vector<Picos> entered;
@@ -75,7 +71,7 @@ TEST(Cpu, with_irqs_disabled_an_ipi_stays_pending_until_local_irq_enable) {
 }
 
 TEST(Cpu, two_ipis_arriving_together_are_both_handled_back_to_back) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     std::vector<Picos> entered;
@@ -96,7 +92,7 @@ TEST(Cpu, two_ipis_arriving_together_are_both_handled_back_to_back) {
 }
 
 TEST(Cpu, an_idle_cpu_pays_its_c_state_exit_latency_before_the_handler) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     cpu.set_idle_state(1);  // C1: 1 us exit latency
@@ -116,7 +112,7 @@ TEST(Cpu, an_idle_cpu_pays_its_c_state_exit_latency_before_the_handler) {
 }
 
 TEST(Cpu, an_idle_cpu_pays_its_c_state_wake_latency_not_the_declared_exit_latency) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     spec.idle[1].wake_latency = 400_ns;  // C1 declares 1 us, the bound; the wake takes 400 ns
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
@@ -137,7 +133,7 @@ TEST(Cpu, an_idle_cpu_pays_its_c_state_wake_latency_not_the_declared_exit_latenc
 }
 
 TEST(Cpu, a_polling_idle_cpu_is_woken_without_an_interrupt) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     cpu.set_idle_state(0);  // POLL
@@ -251,7 +247,7 @@ rar_payloads = 0
 }
 
 TEST(Cpu, stolen_time_delays_a_compute_in_progress) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     Picos finished;
@@ -274,7 +270,7 @@ TEST(Cpu, stolen_time_delays_a_compute_in_progress) {
 }
 
 TEST(Cpu, irq_time_is_charged_to_the_handler_and_the_rest_to_the_interrupted_function) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     cpu.set_irq_handler(0xfb, "sysvec_call_function_single", handler_of(100_ns));
@@ -292,7 +288,7 @@ TEST(Cpu, irq_time_is_charged_to_the_handler_and_the_rest_to_the_interrupted_fun
 }
 
 TEST(Cpu, time_stolen_during_a_wait_for_an_event_overlaps_it_and_delays_nothing) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     sim::Signal never;
@@ -313,7 +309,7 @@ TEST(Cpu, time_stolen_during_a_wait_for_an_event_overlaps_it_and_delays_nothing)
 }
 
 TEST(Cpu, time_stolen_during_a_stall_delays_its_end) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     Picos finished;
@@ -335,7 +331,7 @@ TEST(Cpu, time_stolen_during_a_stall_delays_its_end) {
 // again at what it waits for: here the handler itself gives the notification, while nobody is
 // waiting, and a wait that resumed on its own would never end.
 TEST(Cpu, a_wait_on_a_signal_returns_after_an_interrupt_so_a_notification_given_meanwhile_is_not_lost) {
-    hw::MachineSpec spec = toy("toy2");
+    hw::MachineSpec spec = test::load_test_machine("toy2");
     sim::Engine eng;
     Cpu cpu(eng, 0, spec);
     sim::Signal sig;

@@ -5,18 +5,13 @@
 
 #include "hw/platform.h"
 #include "support/paths.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 
-namespace {
-hw::MachineSpec machine(const std::string& name) {
-    return hw::load_machine(ipisim::test::source_path("machines/") + name + ".toml");
-}
-}  // namespace
-
 TEST(Platform, every_shipped_machine_builds_with_a_cpu_and_tlb_per_logical_cpu) {
     for (const std::string& name : hw::list_machines(ipisim::test::source_path("machines"))) {
-        hw::MachineSpec spec = machine(name);
+        hw::MachineSpec spec = test::load_test_machine(name);
         sim::Engine eng;
         hw::Platform p(eng, spec);
         EXPECT_EQ(p.nr_cpus(), spec.topology.nr_cpus()) << name;
@@ -28,7 +23,7 @@ TEST(Platform, every_shipped_machine_builds_with_a_cpu_and_tlb_per_logical_cpu) 
 }
 
 TEST(Platform, smt_siblings_are_wired_so_they_share_the_core) {
-    hw::MachineSpec spec = machine("toy4");  // 2 cores x 2 threads, smt_last: 0/2 and 1/3
+    hw::MachineSpec spec = test::load_test_machine("toy4");  // 2 cores x 2 threads, smt_last: 0/2 and 1/3
     sim::Engine eng;
     hw::Platform p(eng, spec);
     sim::Picos done;

@@ -237,6 +237,9 @@ private:
     // mm_needs_global_asid(): the mm has a global ASID and `asid` is not it (IRQs off).
     sim::Task<bool> mm_needs_global_asid(hw::Cpu& cpu, MmStruct& mm, uint64_t asid);
     void alloc_global_asid_line(MmStruct& m);
+    // mm_lock_seq + 1 by the mmap_lock writer: a plain load and store (vma_end_write_all and
+    // 6.14's mmap_write_lock_seqcount).
+    sim::Task<> bump_mm_lock_seq(hw::Cpu& cpu, MmStruct& mm);
     // flush_tlb_func's "reload the ASID if transitioning into or out of a global ASID": the
     // ASID the CPU runs `loaded` with afterwards.
     sim::Task<uint64_t> reload_global_asid(hw::Cpu& cpu, uint64_t loaded, uint64_t asid);

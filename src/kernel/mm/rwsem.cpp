@@ -82,10 +82,12 @@ sim::Task<> RwSem::wait_for_change(hw::Cpu& cpu, hw::SimVar& v, uint64_t& seen) 
 
 sim::Task<> RwSem::grant(hw::Cpu& cpu, hw::CpuId r) {
     ++wakeups_;
-    // rwsem_mark_wake(): smp_store_release(&waiter->task, NULL), a plain store (x86: a MOV);
-    // the waiter only looks for a change, so the model writes a value it has not seen.
-    hw::SimVar& task = waiter_task(r);
-    co_await mem_.store(cpu.id(), task, mem_.peek(cpu.id(), task) + 1);
+    // rwsem_mark_wake(): smp_store_release(&waiter->task, NULL), a plain store (x86: a MOV).
+    co_await hand_off(cpu, waiter_task(r));
+}
+
+sim::Task<> RwSem::hand_off(hw::Cpu& cpu, hw::SimVar& v) {
+    co_await mem_.store(cpu.id(), v, mem_.peek(cpu.id(), v) + 1);
 }
 
 sim::Task<> RwSem::wake(hw::Cpu& cpu, hw::CpuId w) {
@@ -182,15 +184,11 @@ sim::Task<> RwSem::osq_lock(hw::Cpu& cpu) {
 
 sim::Task<> RwSem::osq_unlock(hw::Cpu& cpu) {
     // cmpxchg of the tail back to unlocked (it fails, still a write, when a successor
-    // queued), then the successor's WRITE_ONCE(next->locked, 1): a plain store (the successor
-    // spins for a change of its node, so the model writes a value it has not seen).
+    // queued), then the successor's WRITE_ONCE(next->locked, 1), a plain store.
     const hw::CpuId me = cpu.id();
     osq_.erase(osq_.begin());
     co_await mem_.cmpxchg(me, *osq_tail_, me + 1, 0);
-    if (!osq_.empty()) {
-        hw::SimVar& locked = *waiter_line(osq_.front()).osq_node;
-        co_await mem_.store(me, locked, mem_.peek(me, locked) + 1);
-    }
+    if (!osq_.empty()) co_await hand_off(cpu, *waiter_line(osq_.front()).osq_node);
 }
 
 sim::Picos RwSem::rwsem_rspin_threshold(uint64_t count) {

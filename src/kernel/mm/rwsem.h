@@ -174,6 +174,9 @@ private:
     // wake_up_q's try_to_wake_up of writer `w`: one write to the waiter's line each.
     sim::Task<> grant(hw::Cpu& cpu, hw::CpuId r);
     sim::Task<> wake(hw::Cpu& cpu, hw::CpuId w);
+    // A plain store of a value the waiter spinning on `v` for a change has not seen (the
+    // kernel's smp_store_release / WRITE_ONCE of a hand-off: grant, osq_unlock).
+    sim::Task<> hand_off(hw::Cpu& cpu, hw::SimVar& v);
 
     hw::Memory& mem_;
     RwSemSleep* sleep_;

@@ -82,21 +82,24 @@ sim::Task<> Mm::vma_start_write(hw::Cpu& cpu, MmStruct& mm, Vma& v) {
     co_await v.vm_lock->up_write(cpu);
 }
 
-// The writer holds mmap_lock: a plain load and store (before 6.14 smp_store_release(
-// &mm->mm_lock_seq, mm->mm_lock_seq + 1), from 6.14 the seqcount's sequence++), made visible
-// before the unlock, a locked RMW, lets anybody in.
-sim::Task<> Mm::vma_end_write_all(hw::Cpu& cpu, MmStruct& mm) {
+// The writer holds mmap_lock: a plain load and store, made visible before the unlock (a locked
+// RMW) lets anybody in.
+sim::Task<> Mm::bump_mm_lock_seq(hw::Cpu& cpu, MmStruct& mm) {
     const uint64_t seq = co_await mem_.load(cpu.id(), *mm.mm_lock_seq);
     co_await mem_.store(cpu.id(), *mm.mm_lock_seq, seq + 1);
+}
+
+// Before 6.14 smp_store_release(&mm->mm_lock_seq, mm->mm_lock_seq + 1), from 6.14 the
+// seqcount's sequence++ (mm_lock_seqcount_end).
+sim::Task<> Mm::vma_end_write_all(hw::Cpu& cpu, MmStruct& mm) {
+    co_await bump_mm_lock_seq(cpu, mm);
 }
 
 // "mm: convert mm_lock_seq to a proper seqcount" (Suren Baghdasaryan, 6.14): mmap_write_lock()
 // makes the sequence odd (do_raw_write_seqcount_begin: sequence++, then smp_wmb), so a write
 // hold costs the mm_lock_seq line, which every lock_vma_under_rcu reads, two writes.
 sim::Task<> Mm::mmap_write_lock_seqcount(hw::Cpu& cpu, MmStruct& mm) {
-    if (kernel().version() < Version{6, 14}) co_return;
-    const uint64_t seq = co_await mem_.load(cpu.id(), *mm.mm_lock_seq);
-    co_await mem_.store(cpu.id(), *mm.mm_lock_seq, seq + 1);
+    if (kernel().version() >= Version{6, 14}) co_await bump_mm_lock_seq(cpu, mm);
 }
 
 sim::Task<Vma*> Mm::lock_vma_under_rcu(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end) {
