@@ -49,6 +49,17 @@ int guarded(const std::function<int()>& command) {
 const CLI::Validator not_empty(
     [](const std::string& value) { return value.empty() ? std::string("must not be empty") : std::string(); }, "", "");
 
+// A count of at least 1 (--jobs, --top). CLI11's PositiveNumber says "Value 0 not in range 0 to
+// 1.8e308" for 0, and an unchecked --jobs 0 would fall back to the default silently.
+const CLI::Validator at_least_one(
+    [](const std::string& value) {
+        const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits) return "expected a whole number of at least 1, got \"" + value + "\"";
+        return value.find_first_not_of('0') == std::string::npos ? std::string("must be at least 1, got 0")
+                                                                 : std::string();
+    },
+    "N>=1", "");
+
 // The output flags of `run` and `reproduce` (cli/run_output.h); `trace_what` says what --trace names.
 void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& trace_what) {
     cmd->add_option("--metrics", out.metrics, "the table's metric columns: a,b,c (default: a narrow selection)");
@@ -130,7 +141,7 @@ int main(int argc, char** argv) {
         ->check(not_empty);
     add_output_flags(run, run_args.output, "write a Chrome/Perfetto trace of one point to this file");
     run->add_option("--jobs,-j", run_args.jobs, "threads running sweep points (default: one per CPU)")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least_one);
     std::string shard_text;
     run->add_option("--shard", shard_text,
                     "run only shard i of N of the sweep (point k is in shard k mod N); "
@@ -164,7 +175,7 @@ int main(int argc, char** argv) {
     reproduce
         ->add_option("--jobs,-j", reproduce_args.jobs,
                      "threads running the points of every experiment (default: one per CPU)")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least_one);
     reproduce->add_flag("--resume", reproduce_args.resume,
                         "keep the points each experiment's folder already holds and run the rest");
     reproduce->add_flag("--force", reproduce_args.force, "replace results of other experiments in --out");
@@ -237,7 +248,8 @@ int main(int argc, char** argv) {
     check->add_option("--machine", check_args.machine, "machine (default: the first toy machine it supports)");
     check->add_option("--seeds", check_args.seeds, "number of seeds")->capture_default_str();
     check->add_option("--first-seed", check_args.first_seed, "first seed")->capture_default_str();
-    check->add_option("--jobs", check_args.jobs, "parallel runs (default: every hardware thread)");
+    check->add_option("--jobs,-j", check_args.jobs, "parallel runs (default: every hardware thread)")
+        ->check(at_least_one);
     check->add_option("--ops", check_args.ops, "operations per CPU")->capture_default_str();
     check->add_flag("--no-perturb", check_args.no_perturb, "no timing perturbation");
     check
@@ -260,11 +272,8 @@ int main(int argc, char** argv) {
                      "metrics to screen: a,b (default: the seed table's and the published ones)");
     sens->add_option("--set", sens_args.overrides, "override a value: key=value (a set machine cost is not screened)")
         ->allow_extra_args(false);
-    sens->add_option("--jobs,-j", sens_args.jobs, "threads running points (default: one per CPU)")
-        ->check(CLI::PositiveNumber);
-    sens->add_option("--top", sens_args.top, "costs shown per metric")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+    sens->add_option("--jobs,-j", sens_args.jobs, "threads running points (default: one per CPU)")->check(at_least_one);
+    sens->add_option("--top", sens_args.top, "costs shown per metric")->capture_default_str()->check(at_least_one);
     sens->add_option("--out", sens_args.out_dir, "output directory (default: results/<experiment>/sensitivity)");
     sens->add_flag("-q,--quiet", sens_args.quiet, "no notes on stderr");
     sens->callback([&] { command = [&] { return cli::sensitivity_command(sens_args, dirs); }; });
@@ -278,7 +287,7 @@ int main(int argc, char** argv) {
     cal->add_option("--out", cal_args.out, "the fitted machine file (default: MACHINE_calibrated.toml)")
         ->check(not_empty);
     cal->add_option("--jobs,-j", cal_args.jobs, "threads running the targets' points (default: one per CPU)")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least_one);
     cal->add_option("--max-evaluations", cal_args.max_evaluations, "objective evaluations at most")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));

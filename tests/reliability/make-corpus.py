@@ -490,7 +490,7 @@ def cli_cases():
     cli("C02", "unknown subcommand", ["runn"], where="runn")
     cli("C03", "unknown flag", [*good, "--bogus"], where="--bogus", files=files)
     cli("C04", "run without an experiment", ["run"], where="experiment")
-    cli("C05", "--jobs 0", [*good, "--jobs", "0"], where="--jobs", files=files)
+    cli("C05", "--jobs 0", [*good, "--jobs", "0"], where="^--jobs: must be at least 1, got 0", files=files)
     cli("C06", "--jobs -1", [*good, "--jobs", "-1"], where="--jobs", files=files)
     cli("C07", "--jobs abc", [*good, "--jobs", "abc"], where="--jobs", files=files)
     cli("C08", "--shard 3/2", [*good, "--shard", "3/2"], where="--shard", files=files)
@@ -544,6 +544,10 @@ def cli_cases():
         where="nope")
     cli("C39", "run --help (control)", ["run", "--help"], expect="ok")
     cli("C40", "--version (control)", ["--version"], expect="ok")
+    cli("C41", "check --jobs 0 (was the default, silently)",
+        ["check", "--protocol", "ipi", "--seeds", "1", "--jobs", "0", "--out", "{dir}/c"], where="^--jobs: must be at least 1")
+    cli("C42", "sensitivity --top 0", ["--experiments", "{src}/experiments", "sensitivity", "seed002_gic_barrier",
+                                        "--top", "0"], where="^--top: must be at least 1")
     calibrate_cases()
 
 
