@@ -168,6 +168,7 @@ struct TlbSpec {
     sim::Picos tlbsync;
     uint32_t rar_payloads = 0;   // 0: no RAR
     sim::Picos rar_per_payload;  // target microcode per processed payload
+    sim::Picos rar_entry;        // target: the core's pipeline given to the microcode and back, per processing
     sim::Picos tlbi_is;          // arm64: issue of one broadcast TLBI ...IS
     sim::Picos dsb_ish;          // arm64: DSB ISH waiting for broadcast TLBIs to complete
 };

@@ -218,6 +218,11 @@ const config::Schema<TlbSpec>& tlb_schema() {
         t.param("rar_per_payload", &TlbSpec::rar_per_payload, "target microcode time per processed RAR payload")
             .cost()
             .when(cond::rar);
+        t.param("rar_entry", &TlbSpec::rar_entry,
+                "target: entering the RAR microcode and returning from it, once per processing (the running "
+                "core's pipeline drained at an instruction boundary and refilled after)")
+            .cost()
+            .when(cond::rar);
         t.param("tlbi_is", &TlbSpec::tlbi_is, "issue of one broadcast TLBI ...IS").cost().when(cond::arm64);
         t.param("dsb_ish", &TlbSpec::dsb_ish, "DSB ISH: wait for the broadcast TLBIs to complete")
             .cost()

@@ -114,6 +114,36 @@ TEST(Rar, a_delivery_processes_every_pending_payload_writes_success_and_invalida
     EXPECT_EQ(rig.rar->stats(2).received, 0u);
 }
 
+// tlb.rar_entry: the microcode takes the core once per processing, before its first scan (the
+// pipeline drained at an instruction boundary, refilled after). A delivery during the entry
+// needs no rescan (the scan has not begun, and sees its PENDING byte) and no second entry.
+TEST(Rar, the_microcode_takes_the_running_core_once_per_processing_for_its_entry) {
+    Rig rig;
+    rig.spec.tlb.rar_entry = 30_ns;
+    Picos target_done;
+    rig.start(1, computing(*rig.cpus[1], 10_us, &target_done));
+    auto sender = [&]() -> sim::Proc {
+        co_await rig.rar->write_payload(0, 0, pages(1, 5 * kPage, 2));  // as in the first test: 251 ns
+        co_await rig.rar->write_payload(0, 3, whole_pcid(2));
+        co_await rig.rar->set_action_pending(0, 1, 0);
+        co_await rig.rar->set_action_pending(0, 1, 3);
+        rig.rar->deliver(1, 0);
+        co_await rig.cpus[0]->compute(10_ns);
+        EXPECT_TRUE(rig.rar->processing(1));  // inside the entry, 251-281 ns
+        rig.rar->deliver(1, 0);
+    };
+    rig.start(0, sender());
+    rig.eng.run();
+    // Entry 30 ns; then the first test's scan from 281 ns (408 ns). One entry, one scan.
+    EXPECT_EQ(rig.rar->stats(1).received, 2u);
+    EXPECT_EQ(rig.rar->stats(1).scans, 1u);
+    EXPECT_EQ(rig.rar->stats(1).rescans, 0u);
+    EXPECT_EQ(rig.rar->stats(1).payloads, 2u);
+    EXPECT_EQ(rig.rar->stats(1).stolen, 30_ns + 408_ns);
+    EXPECT_EQ(target_done, 10_us + 438_ns);
+    EXPECT_EQ(rig.rar->peek_action(1, 3), hw::kRarSuccess);
+}
+
 TEST(Rar, the_sender_sees_success_when_it_polls_its_slot) {
     Rig rig;
     Picos seen;

@@ -131,6 +131,10 @@ sim::Proc Rar::microcode(CpuId cpu) {
             pc.waking = false;
         }
         pc.charged = eng_.now();
+        if (spec_.tlb.rar_entry > sim::Picos::zero()) {
+            co_await sim::delay(eng_, spec_.tlb.rar_entry);  // the microcode takes the core
+            charge(cpu);
+        }
         co_await scan(cpu);
         while (pc.rescan) {
             ++pc.stats.rescans;

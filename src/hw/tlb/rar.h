@@ -25,12 +25,15 @@
 // stops, lets the next one in; the sender's ICR is busy until the reply to the acceptance
 // (hw/intc/xapic_mmio.h). A RAR that arrives while the core wakes from a C-state for the
 // first is accepted and latched as a rescan [A]. Processing: if the CPU
-// sits in a non-polling C-state, first its wake latency; then a scan loads the action vector
+// sits in a non-polling C-state, first its wake latency; then the entry into the microcode,
+// tlb.rar_entry, once per processing (the core stops at an instruction boundary, drains its
+// pipeline and refills it after the microcode returns; a rescan is the same processing); then a
+// scan loads the action vector
 // words one by one and, for each PENDING slot, loads the payload line, works
 // tlb.rar_per_payload, applies the invalidation to the target's TLB, and stores SUCCESS into
 // the slot's byte. Scans repeat while deliveries arrived during the previous one. RAR runs
 // with IRQs disabled too (RAR_CTRL IGNORE_IF) and runs no kernel code: the time from the
-// start of the first scan to the last store is taken from the target CPU with Cpu::steal(),
+// start of the entry to the last store is taken from the target CPU with Cpu::steal(),
 // step by step, unless the CPU is idle.
 #pragma once
 
