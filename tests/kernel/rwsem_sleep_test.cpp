@@ -59,7 +59,8 @@ TEST(RwSemSleep, a_task_waiting_for_a_writer_sleeps_lazily_and_is_woken_by_up_wr
     EXPECT_GE(sched.stats().wakeups, 1U);
     // From up_write to the reader's return: the grant, try_to_wake_up through the TTWU queue,
     // the CPU's C6 exit, the idle loop's drain, the switch back in (1 us) and the mm switch.
-    // C6's 100 us wake is most of it; the rest (3.419 us) is the wake-up IPI (C6 is HLT here:
-    // no polling shortcut), the handler and idle exit, the switch and the mm switch.
-    EXPECT_EQ(acquired - released, 103419_ns);
+    // C6's 100 us wake is most of it; the rest (3.519 us) is try_to_wake_up's p->pi_lock (a
+    // line nobody has touched: toy4's 100 ns memory), the wake-up IPI (C6 is HLT here: no
+    // polling shortcut), the handler and idle exit, the switch and the mm switch.
+    EXPECT_EQ(acquired - released, 103519_ns);
 }

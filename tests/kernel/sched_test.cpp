@@ -6,13 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "hw/coherence/memory.h"
 #include "hw/platform.h"
 #include "kernel/costs.h"
 #include "kernel/kernel.h"
 #include "kernel/sched/completion.h"
 #include "kernel/sched/sched.h"
 #include "support/kernel_world.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -25,6 +28,9 @@ namespace {
 struct World : test::KernelWorld {
     std::unique_ptr<kernel::Sched> sched;
     explicit World(const std::string& machine) : KernelWorld(machine) { sched = std::make_unique<kernel::Sched>(*k); }
+    explicit World(hw::MachineSpec machine) : KernelWorld(std::move(machine)) {
+        sched = std::make_unique<kernel::Sched>(*k);
+    }
     ~World() override {
         eng.shutdown();
         sched.reset();
@@ -117,18 +123,69 @@ TEST(Sched, a_remote_wakeup_of_a_thread_on_an_idle_cpu_goes_through_the_call_sin
     EXPECT_EQ(w.k->smp().stats().ipis_single, 2u);
     EXPECT_EQ(w.k->smp().stats().polling_wakeups, 0u);
     // Second wake-up (warm lines), from the waker's call:
-    //   120  try_to_wake_up path
+    //     1  p->pi_lock cmpxchg (CPU 0 took it at the first wake-up: a hit)
+    // + 120  try_to_wake_up path
     // +  50  load the wake_entry CSD flags (CPU 1 unlocked them last), + 50 store LOCK (upgrade)
     // +  50  llist_add: fetch_add on CPU 1's queue head (CPU 1 xchg'ed it last)
     // +   1  load CPU 1's idle flags (shared, hit): not polling
-    // + 150  x2APIC send, + 500 fabric delivery -> 921
-    // + 1000 C1 exit, + 200 IRQ entry, + 50 EOI -> 2171
-    // +  50  xchg of the queue head, + 85 flush setup (60 + 25 per node) -> 2306
-    // +  50  load the CSD flags (pass 1: not SYNC), + 1 load func (pass 2), + 50 unlock -> 2407
-    // +   1  rq lock cmpxchg (CPU 1's own line), + 200 ttwu_do_activate, + 1 unlock -> 2609
-    // + 100  IRQ exit; + 150 do_idle exit; + 1 flush check of the (now empty) queue -> 2860
-    // + 1000 idle -> sleeper context switch -> 3860
-    EXPECT_EQ(woke[1] - sent[1], 3860_ns);
+    // + 150  x2APIC send, + 500 fabric delivery -> 922
+    // + 1000 C1 exit, + 200 IRQ entry, + 50 EOI -> 2172
+    // +  50  xchg of the queue head, + 85 flush setup (60 + 25 per node) -> 2307
+    // +  50  load the CSD flags (pass 1: not SYNC), + 1 load func (pass 2), + 50 unlock -> 2408
+    // +   1  rq lock cmpxchg (CPU 1's own line), + 200 ttwu_do_activate, + 1 unlock -> 2610
+    // + 100  IRQ exit; + 150 do_idle exit; + 1 flush check of the (now empty) queue -> 2861
+    // + 1000 idle -> sleeper context switch -> 3861
+    // (the pi_lock's unlock comes after the IPI left, so it is not on this path)
+    EXPECT_EQ(woke[1] - sent[1], 3861_ns);
+}
+
+// try_to_wake_up() takes p->pi_lock (a cmpxchg, so the waker's store buffer drains first) and
+// then reads p->state: a CONDITION the waker stored just before is visible before the sleeper
+// can be found and woken, so a sleeper that checks it after set_current_state() cannot miss
+// it (the pairing of kernel/sched/core.c's comment in try_to_wake_up). toy2 with 8-entry store
+// buffers and one fill buffer: the waker's five buffered stores (four other lines, then the
+// CONDITION), to lines nobody holds, commit one after another.
+TEST(Sched, try_to_wake_up_drains_the_wakers_stores_before_it_looks_at_the_sleeper) {
+    hw::MachineSpec m = test::load_test_machine("toy2");
+    m.coherence.store_buffer = 8;
+    World w(std::move(m));
+    hw::Memory& mem = w.plat->memory();
+    hw::SimVar& cond = mem.new_aligned_var("cond", 0);
+    std::vector<hw::SimVar*> other;
+    for (int i = 0; i < 4; ++i) other.push_back(&mem.new_aligned_var("other" + std::to_string(i), 0));
+    Thread* sleeper = nullptr;
+    uint64_t seen = 0;
+    sleeper = &w.sched->spawn("sleeper", 1, [&](Cpu& cpu, Thread& self) -> sim::Task<> {
+        for (;;) {
+            self.state = kernel::TaskState::uninterruptible;  // set_current_state()
+            co_await mem.fence(cpu.id());
+            seen = co_await mem.load(cpu.id(), cond);
+            if (seen != 0) break;
+            co_await w.sched->schedule(cpu);
+        }
+        self.state = kernel::TaskState::running;
+    });
+    Picos stored;
+    Picos locked;
+    w.sched->spawn("waker", 0, [&](Cpu& cpu, Thread&) -> sim::Task<> {
+        co_await cpu.compute(20_us);
+        for (hw::SimVar* v : other) co_await mem.store(cpu.id(), *v, 1);
+        co_await mem.store(cpu.id(), cond, 1);
+        stored = w.eng.now();
+        EXPECT_EQ(mem.peek(1, cond), 0u);  // still in the waker's buffer
+        EXPECT_TRUE(co_await w.sched->wake_up_process(cpu, *sleeper));
+        locked = w.eng.now();
+    });
+    w.k->boot();
+    w.eng.run_until(1_ms);
+    EXPECT_EQ(seen, 1u);
+    // The stores issue at once (the buffer takes them); each commits after the one before it:
+    // 1 ns + 100 ns memory, five times, so the CONDITION is visible at +505 ns. Then the
+    // pi_lock's cmpxchg (a line nobody holds: 100 ns) -> 605, try_to_wake_up's 120 cycles ->
+    // 725, and the TTWU queue's async CSD and x2APIC send to the idle CPU 1 -> 1128. Before
+    // try_to_wake_up took the lock it read p->state at once, ahead of the buffered stores.
+    EXPECT_EQ(stored, 21_us);
+    EXPECT_EQ(locked - stored, 1128_ns);
 }
 
 TEST(Sched, a_wakeup_on_a_polling_idle_cpu_needs_no_ipi) {

@@ -67,7 +67,10 @@ sim::Task<> RwSem::wait_for_change(hw::Cpu& cpu, hw::SimVar& v, uint64_t& seen) 
     IPISIM_CHECK_HOOK(sleep_begin(cpu.id(), v));
     // for (;;) { set_current_state(TASK_UNINTERRUPTIBLE); if (granted) break; schedule(); }
     for (;;) {
+        // set_current_state(): smp_store_mb(current->__state, ...), a full barrier before the
+        // check (x86: xchg), paired with try_to_wake_up()'s after its CONDITION store.
         task->state = TaskState::uninterruptible;
+        co_await mem_.fence(cpu.id());
         const uint64_t x = co_await mem_.load(cpu.id(), v);
         if (x != seen) {
             seen = x;
@@ -90,9 +93,11 @@ sim::Task<> RwSem::hand_off(hw::Cpu& cpu, hw::SimVar& v) {
     co_await mem_.store(cpu.id(), v, mem_.peek(cpu.id(), v) + 1);
 }
 
+// try_to_wake_up(): WRITE_ONCE(p->__state, TASK_RUNNING), a plain store (the waiter's state
+// line; for a sleeping task wake_up_process() below models the rest of ttwu).
 sim::Task<> RwSem::wake(hw::Cpu& cpu, hw::CpuId w) {
     ++wakeups_;
-    co_await mem_.fetch_add(cpu.id(), task_state(w), 1);
+    co_await hand_off(cpu, task_state(w));
 }
 
 sim::Task<> RwSem::wake_up_q(hw::Cpu& cpu, WakeQ& wake_q) {

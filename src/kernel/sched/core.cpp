@@ -47,6 +47,7 @@ Thread& Sched::create(std::string name, CpuId cpu, ThreadFn fn, Activity activit
     t->label = hw::profile_label(t->name);
     t->activity = activity;
     t->wake_entry = &k_.smp().alloc_csd(cpu, "wake_entry");
+    t->pi_lock = &p_.memory().new_aligned_var(fmt::format("{}.pi_lock", t->name), p_.topology().node_of(cpu));
     Thread& ref = *t;
     // sched_ttwu_pending() for this task, run from the target's call_single_queue.
     ref.wake_entry->fn = [this, &ref](Cpu& self) { return sched_ttwu_pending(self, ref); };

@@ -73,7 +73,8 @@ public:
     // unless it is TASK_RUNNING, switches to the next runnable one (or the idle task); returns
     // when the caller runs again.
     sim::Task<> schedule(hw::Cpu& cpu);
-    // try_to_wake_up(p, TASK_NORMAL): false if it was not asleep.
+    // try_to_wake_up(p, TASK_NORMAL): false if it was not asleep. Takes p->pi_lock with IRQs
+    // off (a locked RMW, so the caller's earlier stores are visible first).
     sim::Task<bool> wake_up_process(hw::Cpu& self, Thread& t);
     // The thread on `cpu` sleeps `d` (schedule_timeout_uninterruptible): a timer interrupt on
     // its CPU wakes it; the CPU idles meanwhile.
@@ -118,6 +119,9 @@ private:
     // ttwu.cpp
     [[nodiscard]] bool ttwu_queue_cond(hw::CpuId self, hw::CpuId cpu) const;
     sim::Task<> ttwu_do_activate(hw::Cpu& self, Thread& t);
+    // try_to_wake_up() under p->pi_lock: the state check, ttwu_runnable, the TTWU queue or the
+    // direct activation.
+    sim::Task<bool> ttwu_locked(hw::Cpu& self, Thread& t);
     sim::Task<> sched_ttwu_pending(hw::Cpu& self, Thread& t);
     // timer.cpp
     // The time from now to the CPU's closest pending timer (MENU_NO_TIMER: none).

@@ -46,7 +46,8 @@ struct Thread {
     bool may_run = false;
     sim::Signal switched_in;
 
-    Csd* wake_entry = nullptr;  // p->wake_entry: the TTWU node of remote wake-ups
+    Csd* wake_entry = nullptr;      // p->wake_entry: the TTWU node of remote wake-ups
+    hw::SimVar* pi_lock = nullptr;  // p->pi_lock, a raw spinlock on a line of its own: every waker takes it
 
     // Accounting (perf-like: from the counter switch-in to the counter switch-out).
     sim::Picos sum_exec_runtime;

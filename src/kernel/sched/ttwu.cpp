@@ -37,7 +37,21 @@ sim::Task<> Sched::sched_ttwu_pending(Cpu& self, Thread& t) {
 sim::Task<bool> Sched::wake_up_process(Cpu& self, Thread& t) {
     static const uint32_t l = hw::profile_label("try_to_wake_up");
     auto scope = self.function(l);
+    hw::Memory& mem = p_.memory();
+    // raw_spin_lock_irqsave(&p->pi_lock); smp_mb__after_spinlock(): the waker's CONDITION (a
+    // grant, a hand-off, done++: plain stores) is visible before it reads p->state, which pairs
+    // with the sleeper's set_current_state() before it checks the CONDITION, so no wake-up is
+    // lost. The lock's cmpxchg drains the waker's store buffer.
+    self.local_irq_disable();  // nests: the restore below re-enables only what it disabled
+    co_await raw_spin_lock(self, mem, *t.pi_lock);
     co_await self.compute_cycles(costs::try_to_wake_up);
+    const bool woken = co_await ttwu_locked(self, t);
+    co_await raw_spin_unlock(self, mem, *t.pi_lock);
+    co_await self.local_irq_enable();
+    co_return woken;
+}
+
+sim::Task<bool> Sched::ttwu_locked(Cpu& self, Thread& t) {
     if (t.state != TaskState::uninterruptible) co_return false;
     ++stats_.wakeups;
     t.state = TaskState::running;
@@ -53,9 +67,7 @@ sim::Task<bool> Sched::wake_up_process(Cpu& self, Thread& t) {
         co_return true;
     }
     ++stats_.wakeups_direct;
-    self.local_irq_disable();
     co_await ttwu_do_activate(self, t);
-    co_await self.local_irq_enable();
     co_return true;
 }
 
