@@ -10,13 +10,13 @@
 #include "hw/coherence/memory.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
-#include "support/paths.h"
+#include "support/test_machine.h"
 
 namespace ipisim::check {
 namespace {
 
 struct Rig {
-    Rig() : m(hw::load_machine(ipisim::test::source_path("machines/toy4.toml"))), mem(eng, m.topology, m.coherence) {}
+    Rig() : m(ipisim::test::load_test_machine("toy4")), mem(eng, m.topology, m.coherence) {}
     hw::MachineSpec m;
     sim::Engine eng;
     hw::Memory mem;

@@ -14,7 +14,7 @@
 #include "hw/tlb/tlb.h"
 #include "sim/engine.h"
 #include "sim/signal.h"
-#include "support/paths.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -26,7 +26,7 @@ namespace {
 constexpr uint64_t kPage = 4096;
 
 struct Rig {
-    hw::MachineSpec spec = hw::load_machine(ipisim::test::source_path("machines/toy4.toml"));
+    hw::MachineSpec spec = ipisim::test::load_test_machine("toy4");
     sim::Engine eng;
     std::vector<std::unique_ptr<hw::Cpu>> cpus;
     std::vector<std::unique_ptr<hw::Tlb>> tlbs;

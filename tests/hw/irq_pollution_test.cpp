@@ -10,8 +10,8 @@
 #include "hw/cpu/cpu.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
-#include "support/paths.h"
 #include "support/raise_at.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -22,7 +22,7 @@ using test::raise_at;
 namespace {
 
 hw::MachineSpec toy2_polluting() {
-    hw::MachineSpec spec = hw::load_machine(ipisim::test::source_path("machines/toy2.toml"));
+    hw::MachineSpec spec = ipisim::test::load_test_machine("toy2");
     spec.cpu.irq_pollution = 400_ns;
     return spec;
 }

@@ -12,7 +12,7 @@
 #include "hw/tlb/tlb_insn.h"
 #include "sim/engine.h"
 #include "sim/signal.h"
-#include "support/paths.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -26,7 +26,7 @@ namespace {
 constexpr uint64_t kPage = 4096;
 
 hw::MachineSpec toy4() {
-    return hw::load_machine(ipisim::test::source_path("machines/toy4.toml"));
+    return ipisim::test::load_test_machine("toy4");
 }
 
 }  // namespace

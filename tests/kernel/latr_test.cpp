@@ -11,7 +11,7 @@
 #include "kernel/mm/mm.h"
 #include "kernel/tlbflush/latr.h"
 #include "mm_world.h"
-#include "support/paths.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -185,7 +185,7 @@ TEST(Latr, an_unmapped_range_is_not_reused_and_its_frames_not_freed_until_every_
 TEST(Latr, a_madvise_that_clears_nothing_does_not_release_a_page_a_lazy_flush_still_holds) {
     check::StressSpec spec;
     spec.protocol = "latr";
-    spec.machine = hw::load_machine_by_name(ipisim::test::source_path("machines"), "toy4");
+    spec.machine = ipisim::test::load_test_machine("toy4");
     spec.seed = 3;
     const check::StressResult r = check::run_check_stress(spec);
     EXPECT_EQ(r.total_violations, 0u) << (r.violations.empty() ? "" : r.violations.front().diagnosis);

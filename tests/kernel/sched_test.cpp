@@ -27,7 +27,7 @@ namespace {
 
 struct World : test::KernelWorld {
     std::unique_ptr<kernel::Sched> sched;
-    explicit World(const std::string& machine) : KernelWorld(machine) { sched = std::make_unique<kernel::Sched>(*k); }
+    explicit World(const std::string& machine) : World(test::load_test_machine(machine)) {}
     explicit World(hw::MachineSpec machine) : KernelWorld(std::move(machine)) {
         sched = std::make_unique<kernel::Sched>(*k);
     }

@@ -28,6 +28,7 @@
 #include "mm_world.h"
 #include "sim/registry.h"
 #include "support/paths.h"
+#include "support/test_machine.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -243,7 +244,7 @@ TEST(TlbFlushConformance, every_registered_protocol_passes_the_checker_on_every_
 TEST(TlbFlushConformance, the_checker_catches_the_conformance_mutant_that_flushes_only_the_initiator) {
     check::ExploreSpec ex;
     ex.base.protocol = "conformance-mutant-local-only";
-    ex.base.machine = hw::load_machine_by_name(ipisim::test::source_path("machines"), "toy4");
+    ex.base.machine = ipisim::test::load_test_machine("toy4");
     ex.seeds = 5;
     const check::ExploreResult r = check::explore(ex);
     ASSERT_TRUE(r.failing_seed.has_value());

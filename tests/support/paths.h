@@ -1,8 +1,9 @@
 // Test support: paths into the source tree (machines/, experiments/) and into tests/data, as
 // strings (IPISIM_SOURCE_DIR and IPISIM_TEST_DATA are the test target's compile definitions).
 //
-//   load_machine(test::source_path("machines/toy4.toml"));
+//   test::source_path("experiments/seed000_rar.toml");
 //   load_topology_xml(test::data_path("hwloc/two_packages.xml"));
+// A machine of machines/ by name: test::load_test_machine (support/test_machine.h).
 #pragma once
 
 #include <string>
