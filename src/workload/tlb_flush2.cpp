@@ -2,7 +2,10 @@
 // anonymous private mapping: for each of its 256 pages, write one byte (anonymous write fault:
 // a zeroed page, into the LRU batch), madvise(MADV_DONTNEED) the page (zap, free, 1-page TLB
 // flush), read the byte back (read fault: the zero page), count one iteration; then munmap the
-// region (full flush, page tables freed) and mmap a new one.
+// region (full flush, page tables freed) and mmap a new one. Each iteration also translates the
+// program's own pages (its text, libc's madvise(), its stack, its counter: kTextVa and below), so
+// a flush of the whole mm (munmap's, or a zap's while another thread's is open,
+// kernel/mm/mmu_gather.cpp) costs their page walks afterwards.
 //
 // threads: tasks share one mm (tlb_flush2_threads: every flush is a shootdown to the other
 // tasks' CPUs); processes: one mm each (every flush is local). Task i is bound to CPU i, which
@@ -51,11 +54,24 @@ using kernel::mm::PAGE_SIZE;
 constexpr uint64_t kRegion = 1ULL << 20;  // MEMSIZE: 1 MiB
 constexpr uint64_t kPages = kRegion / PAGE_SIZE;
 
+// The loop's own pages, each translated every iteration [A: one page each]: testcase()'s text,
+// libc's madvise() wrapper, the task's stack (the call's return address) and its iterations
+// counter (main.c's shared results area). Present before time 0 (Mm::populate_before_start),
+// above mmap_base where the regions are not; a flush of the mm's whole PCID (a nested zap's,
+// kernel/mm/mmu_gather.cpp, or munmap's) makes each a TLB miss, a page walk of
+// tlb.refill_per_entry.
+constexpr uint64_t kTextVa = 0x401000;
+constexpr uint64_t kLibcMadviseVa = 0x7f7000100000;
+constexpr uint64_t kResultsVa = 0x7f7800000000;
+constexpr uint64_t kStackTop = 0x7ffc00000000;  // task i's stack page: kStackTop - i * 8 MiB
+constexpr uint64_t kStackStride = 8ULL << 20;
+
 // Where a task begins under start = "steady": its region mapped before time 0 (addr 0: none,
 // it begins with an mmap) and the page of it to touch first.
 struct Resume {
     uint64_t addr = 0;
     uint64_t page = 0;
+    uint64_t stack = 0;  // the task's stack page
 };
 
 enum class Mode : uint8_t { threads, processes };
@@ -247,6 +263,12 @@ public:
         // threads' regions lie next to each other and merge as their mmaps would), and the
         // page it begins at.
         std::vector<Resume> resume(n);
+        for (uint32_t i = 0; i < n; ++i) {
+            resume[i].stack = kStackTop - i * kStackStride;
+            for (const uint64_t va : {kTextVa, kLibcMadviseVa, kResultsVa, resume[i].stack}) {
+                mm.populate_before_start(*task_mm[i], va);
+            }
+        }
         if (p().start == Start::steady) {
             sim::Rng phase = sim::Rng::stream(ctx.seed, "tlb_flush2.phase");
             for (uint32_t i = 0; i < n; ++i) {
@@ -335,11 +357,16 @@ private:
                 addr = co_await mm.vm_mmap(cpu, m, kRegion);
                 first = addr;
             }
-            resume = Resume{};
+            const uint64_t stack = resume.stack;
+            resume = Resume{.stack = stack};
             for (uint64_t va = first; va < addr + kRegion; va += PAGE_SIZE) {
+                co_await mm.user_access(cpu, m, kTextVa, /*write=*/false);
                 co_await mm.user_access(cpu, m, va, /*write=*/true);  // *c = 1
+                co_await mm.user_access(cpu, m, kLibcMadviseVa, /*write=*/false);
+                co_await mm.user_access(cpu, m, stack, /*write=*/true);
                 co_await mm.do_madvise_dontneed(cpu, m, va, PAGE_SIZE);
                 co_await mm.user_access(cpu, m, va, /*write=*/false);  // assert(*c == 0)
+                co_await mm.user_access(cpu, m, kResultsVa, /*write=*/true);
                 co_await cpu.compute_cycles(kernel::mm::costs::user_iteration);
                 ++iterations;
             }

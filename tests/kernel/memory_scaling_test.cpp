@@ -58,7 +58,8 @@ TEST(MemoryScaling, a_machine_with_four_times_the_cpus_takes_about_four_times_th
 // figure is printed for the notes. (Issue 12 set 100 MB, met at 24.4 KB/CPU; since the tasks
 // became scheduler threads, so that rwsem waiters sleep, each also has a task_struct, its own
 // process and a wake_entry CSD line: about 25.5 KB/CPU, 104 MB; 26.6 KB/CPU, 109 MB by
-// 2026-12-06; with each task's pi_lock line, which try_to_wake_up takes, 27.0 KB/CPU, 110.5 MB.)
+// 2026-12-06; with each task's pi_lock line, which try_to_wake_up takes, 27.0 KB/CPU, 110.5 MB;
+// with each task's stack page present from the start, 27.1 KB/CPU, 111.1 MB.)
 TEST(MemoryScaling, a_4096_cpu_tlb_flush2_point_is_set_up_in_under_115_mb) {
 #if defined(__SANITIZE_ADDRESS__)
     GTEST_SKIP() << "AddressSanitizer's allocator is not glibc's";

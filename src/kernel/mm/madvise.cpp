@@ -2,8 +2,9 @@
 // under mmap_lock for read, or from 6.17 the per-VMA lock when the range lies in one VMA
 // ([kernel] madvise_lock; mmap_lock when lock_vma_under_rcu fails), optionally lru_add_drain(),
 // clear the PTEs (each PTE page's under its split lock), flush the TLB for the range
-// (tlb_finish_mmu -> tlb_flush -> flush_tlb_mm_range, freed_tables = false), then drop the
-// gathered folios' references (freeing them, through the LRU when they are on it).
+// (tlb_finish_mmu -> tlb_flush -> flush_tlb_mm_range, freed_tables = false; the whole mm when
+// another thread's zap is open, mmu_gather.cpp), then drop the gathered folios' references
+// (freeing them, through the LRU when they are on it).
 #include <algorithm>
 
 #include "hw/check_hooks.h"
@@ -66,22 +67,14 @@ sim::Task<> Mm::madvise_dontneed_single_vma(hw::Cpu& cpu, MmStruct& mm, uint64_t
     auto zap = cpu.function(label_zap);
     if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
     co_await cpu.compute_cycles(costs::zap_page_range);
-    std::vector<Folio*> gathered;
-    sim::Picos zapped;
-    const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, start + len, gathered, zapped);
-    co_await cpu.compute_cycles(costs::tlb_finish_mmu);
-    if (cleared != 0) {
-        co_await flush_tlb_mm_range(cpu, mm, start, start + len, PAGE_SHIFT, false);
-    }
-    TlbRelease release;  // tlb_batch_pages_flush
+    co_await tlb_gather_mmu(cpu, mm);
+    TlbRelease release;  // what tlb_finish_mmu flushes and frees
     release.mm = &mm;
     release.start = start;
     release.end = start + len;
     release.zapper = cpu.id();
-    release.cleared = cleared;
-    release.zapped = zapped;
-    release.folios = std::move(gathered);
-    co_await tlb_release(cpu, std::move(release));
+    release.cleared = co_await zap_pte_range(cpu, mm, start, start + len, release.folios, release.zapped);
+    co_await tlb_finish_mmu(cpu, std::move(release));
 }
 
 }  // namespace ipisim::kernel::mm

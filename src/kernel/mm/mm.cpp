@@ -96,6 +96,7 @@ MmStruct& Mm::mm_alloc(uint32_t home_node) {
     }
     m->mmap_lock = std::make_unique<RwSem>(mem_, fmt::format("mm[{}].mmap_lock", m->id), home_node, sched_link_.get());
     m->mm_lock_seq = &mem_.new_aligned_var(fmt::format("mm[{}].mm_lock_seq", m->id), home_node);
+    m->tlb_flush_pending = &mem_.new_aligned_var(fmt::format("mm[{}].tlb_flush_pending", m->id), home_node);
     mms_.push_back(std::move(m));
     if (broadcast_tlb_flush()) alloc_global_asid_line(*mms_.back());
     return *mms_.back();

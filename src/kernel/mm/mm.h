@@ -70,8 +70,9 @@ struct MmStats {
     uint64_t vma_lock_success = 0;
     uint64_t vma_lock_abort = 0;
     uint64_t vma_lock_miss = 0;
-    uint64_t vma_merges = 0;  // mmaps that extended a neighbouring VMA
-    uint64_t vma_splits = 0;  // __split_vma calls of munmap
+    uint64_t vma_merges = 0;      // mmaps that extended a neighbouring VMA
+    uint64_t vma_splits = 0;      // __split_vma calls of munmap
+    uint64_t nested_flushes = 0;  // tlb_finish_mmu flushes of the whole mm (mm_tlb_flush_nested)
 };
 
 class Mm {
@@ -150,6 +151,11 @@ public:
     // --- arch/x86/mm/tlb.c: flushing (tlb.cpp) ---
     sim::Task<> flush_tlb_mm_range(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t end, unsigned stride_shift,
                                    bool freed_tables, TlbFlushReason reason = TlbFlushReason::unmap);
+    // tlb_gather_mmu(): opens a gather on `mm` (counted in mm->tlb_flush_pending; mmu_gather.cpp).
+    sim::Task<> tlb_gather_mmu(hw::Cpu& cpu, MmStruct& mm);
+    // tlb_finish_mmu(): the flush of what the zap `r` describes (of the whole mm when another
+    // gather is open: mm_tlb_flush_nested), its release, and the gather's close.
+    sim::Task<> tlb_finish_mmu(hw::Cpu& cpu, TlbRelease r);
     // tlb_finish_mmu()'s release after the flush (tlb_batch_pages_flush, free_pgtables' frees):
     // now, or, when the protocol completes the flush lazily (its defer_release()), once every
     // CPU it reached has applied it.
@@ -176,6 +182,10 @@ public:
     // A mapping made before simulated time starts (a workload that begins in its steady state):
     // the address and VMA merges vm_mmap would give, taking no time, no lock and no line.
     uint64_t mmap_before_start(MmStruct& mm, uint64_t len);
+    // A page of the program itself (its text, a library's, its stack, its data) present at `va`
+    // before simulated time starts: its PTE, so that user_access() translates it (a TLB miss
+    // after a flush of the mm's PCID costs tlb.refill_per_entry), never zapped.
+    void populate_before_start(MmStruct& mm, uint64_t va);
 
     // --- VMAs and the per-VMA lock (vma.cpp) ---
     // The VMA covering [start, end), read-locked; nullptr when there is none, it is

@@ -2,7 +2,8 @@
 // that other CPUs read or write on a simulated cache line:
 //   mm_struct: context.tlb_gen (atomic64, own line, next to next_trim_cpumask), global_asid and
 //     asid_transition (a read-mostly line, with INVLPGB only), mm_cpumask
-//     (its own line(s), 64 CPUs per word), mmap_lock (rwsem, own line), mm_lock_seq.
+//     (its own line(s), 64 CPUs per word), mmap_lock (rwsem, own line), mm_lock_seq,
+//     tlb_flush_pending (own line).
 //   cpu_tlbstate (per CPU, two lines, written only by its owner, read remotely by flushers):
 //     line 0 = loaded_mm, loaded_mm_asid, ctxs[0..2]; line 1 = ctxs[3..5].
 //   cpu_tlbstate_shared.is_lazy (per CPU, own line, read by every flusher).
@@ -83,6 +84,9 @@ struct MmStruct {
     std::vector<hw::SimVar*> cpumask;  // mm_cpumask(mm), 64 CPUs per word
     std::unique_ptr<RwSem> mmap_lock;
     hw::SimVar* mm_lock_seq = nullptr;  // read by lock_vma_under_rcu, bumped by writers
+    // tlb_flush_pending (atomic_t): how many mmu_gathers of this mm are open (between
+    // tlb_gather_mmu and the end of tlb_finish_mmu); on its own line, among read-mostly fields.
+    hw::SimVar* tlb_flush_pending = nullptr;
     uint32_t home_node = 0;
 
     // Address space (changed under mmap_lock / the PTE lock by the thread that owns it).

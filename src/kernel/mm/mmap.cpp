@@ -59,6 +59,13 @@ sim::Task<uint64_t> Mm::vm_mmap(hw::Cpu& cpu, MmStruct& mm, uint64_t len) {
     co_return addr;
 }
 
+void Mm::populate_before_start(MmStruct& mm, uint64_t va) {
+    const uint64_t vpn = va >> PAGE_SHIFT;
+    if (mm.ptes.count(vpn) != 0) return;
+    mm.pte_tables.insert(va >> PMD_SHIFT);
+    mm.ptes[vpn] = alloc_folio();
+}
+
 uint64_t Mm::mmap_before_start(MmStruct& mm, uint64_t len) {
     const uint64_t start = get_unmapped_area(mm, len);
     auto [prev, next] = merge_neighbours(mm, start, start + len);
@@ -83,35 +90,25 @@ sim::Task<> Mm::vm_munmap(hw::Cpu& cpu, MmStruct& mm, uint64_t start, uint64_t l
     co_await mm.mmap_lock->downgrade_write(cpu);
     // unmap_region(): lru_add_drain (variant), unmap_vmas, free_pgtables, tlb_finish_mmu.
     if (madvise_lru_add_drain_) co_await lru_->lru_add_drain(cpu);
-    std::vector<Folio*> gathered;
-    sim::Picos zapped;
-    const uint64_t cleared = co_await zap_pte_range(cpu, mm, start, end, gathered, zapped);
-    bool freed_tables = false;
-    for (uint64_t pmd = start >> PMD_SHIFT; pmd <= (end - 1) >> PMD_SHIFT; ++pmd) {
-        if (mm.pte_tables.count(pmd) == 0 || shares_pmd(mm, pmd)) continue;
-        mm.pte_tables.erase(pmd);
-        freed_tables = true;
-        co_await cpu.compute_cycles(costs::free_pte_table);
-    }
-    co_await cpu.compute_cycles(costs::tlb_finish_mmu);
-    if (cleared != 0 || freed_tables) {
-        co_await flush_tlb_mm_range(cpu, mm, start, end, PAGE_SHIFT, freed_tables);
-    }
+    co_await tlb_gather_mmu(cpu, mm);
     TlbRelease release;
     release.mm = &mm;
     release.start = start;
     release.end = end;
-    release.freed_tables = freed_tables;
     release.zapper = cpu.id();
-    release.cleared = cleared;
-    release.zapped = zapped;
-    release.folios = std::move(gathered);
+    release.cleared = co_await zap_pte_range(cpu, mm, start, end, release.folios, release.zapped);
+    for (uint64_t pmd = start >> PMD_SHIFT; pmd <= (end - 1) >> PMD_SHIFT; ++pmd) {
+        if (mm.pte_tables.count(pmd) == 0 || shares_pmd(mm, pmd)) continue;
+        mm.pte_tables.erase(pmd);
+        release.freed_tables = true;
+        co_await cpu.compute_cycles(costs::free_pte_table);
+    }
     if (protocol_->defers_release()) {
         // The range stays out of get_unmapped_area() until the release.
         release.unmapped_va = true;
         mm.lazy_unmapped[start] = end;
     }
-    co_await tlb_release(cpu, std::move(release));
+    co_await tlb_finish_mmu(cpu, std::move(release));
     co_await mm.mmap_lock->up_read(cpu);
 }
 
