@@ -3,7 +3,7 @@
 // a zeroed page, into the LRU batch), madvise(MADV_DONTNEED) the page (zap, free, 1-page TLB
 // flush), read the byte back (read fault: the zero page), count one iteration; then munmap the
 // region (full flush, page tables freed) and mmap a new one. Each iteration also translates the
-// program's own pages (its text, libc's madvise(), its stack, its counter: kTextVa and below), so
+// program's own pages (its text, libc's madvise(), its stack, its counter: kTextVa and after), so
 // a flush of the whole mm (munmap's, or a zap's while another thread's is open,
 // kernel/mm/mmu_gather.cpp) costs their page walks afterwards.
 //
@@ -57,7 +57,7 @@ constexpr uint64_t kPages = kRegion / PAGE_SIZE;
 // The loop's own pages, each translated every iteration [A: one page each]: testcase()'s text,
 // libc's madvise() wrapper, the task's stack (the call's return address) and its iterations
 // counter (main.c's shared results area). Present before time 0 (Mm::populate_before_start),
-// above mmap_base where the regions are not; a flush of the mm's whole PCID (a nested zap's,
+// away from the regions, which lie just below mmap_base; a flush of the mm's whole PCID (a nested zap's,
 // kernel/mm/mmu_gather.cpp, or munmap's) makes each a TLB miss, a page walk of
 // tlb.refill_per_entry.
 constexpr uint64_t kTextVa = 0x401000;

@@ -30,7 +30,7 @@ sim::Task<> Mm::tlb_finish_mmu(hw::Cpu& cpu, TlbRelease r) {
     } else if (r.cleared != 0 || r.freed_tables) {  // tlb_flush_mmu_tlbonly(): something to flush
         co_await flush_tlb_mm_range(cpu, mm, r.start, r.end, PAGE_SHIFT, r.freed_tables);
     }
-    co_await tlb_release(cpu, std::move(r));                               // tlb_batch_pages_flush()
+    co_await tlb_release(cpu, std::move(r));                                 // tlb_batch_pages_flush()
     co_await mem_.fetch_add(cpu.id(), *mm.tlb_flush_pending, ~uint64_t{0});  // dec_tlb_flush_pending()
 }
 
