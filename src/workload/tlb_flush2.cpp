@@ -108,6 +108,7 @@ struct Metrics {
     double lru_lock_rounds_per_loop = 0;
     double vma_lock_fallbacks_per_loop = 0;
     double lock_sleeps_per_loop = 0;
+    double nested_flush_share = 0;
     uint64_t stale_tlb_hits = 0;
 };
 
@@ -236,6 +237,9 @@ public:
                 .param("lock_sleeps_per_loop", &Metrics::lock_sleeps_per_loop,
                        "times per iteration a task slept waiting for mmap_lock or a VMA's lock (schedule() in the "
                        "rwsem slow paths; many, with a high idle_share, is a lock convoy)")
+                .param("nested_flush_share", &Metrics::nested_flush_share,
+                       "share of the zaps (madvise, munmap) that finished while another thread's was open, and so "
+                       "flushed the whole mm with freed_tables (mm_tlb_flush_nested)")
                 .param("stale_tlb_hits", &Metrics::stale_tlb_hits,
                        "user accesses that hit a TLB entry with no PTE behind it (must be 0)");
         return s;
@@ -303,6 +307,8 @@ public:
         const uint64_t lock0 = mm.lru().stats().lock_rounds;
         const uint64_t abort0 = mm.stats().vma_lock_abort;
         const uint64_t sleeps0 = mm.sched_link().sleeps();
+        const uint64_t nested0 = mm.stats().nested_flushes;
+        const uint64_t zaps0 = mm.stats().madvise + mm.stats().munmap;
         auto irqs = [&k, n] {
             uint64_t sum = 0;
             for (uint32_t i = 0; i < n; ++i) sum += k.platform().cpu(i).irqs_taken();
@@ -340,6 +346,7 @@ public:
         m.lru_lock_rounds_per_loop = per(mm.lru().stats().lock_rounds - lock0, m.loops);
         m.vma_lock_fallbacks_per_loop = per(mm.stats().vma_lock_abort - abort0, m.loops);
         m.lock_sleeps_per_loop = per(mm.sched_link().sleeps() - sleeps0, m.loops);
+        m.nested_flush_share = per(mm.stats().nested_flushes - nested0, mm.stats().madvise + mm.stats().munmap - zaps0);
         m.stale_tlb_hits = mm.stats().stale_tlb_hits;
         return result(m);
     }

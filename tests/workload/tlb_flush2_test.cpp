@@ -47,6 +47,19 @@ TEST(TlbFlush2, threads_share_one_mm_and_shoot_down_while_processes_flush_locall
     EXPECT_EQ(t.metrics["stale_tlb_hits"].get<uint64_t>(), 0u);
 }
 
+// A zap that finishes while another thread's is open flushes the whole mm (mm_tlb_flush_nested,
+// kernel/mm/mmu_gather.cpp): threads of one mm zap at once, processes never share a gather, and
+// one thread has nobody to overlap with.
+TEST(TlbFlush2, only_threads_of_one_mm_finish_a_zap_while_another_is_open) {
+    const auto t = run("toy8", params(4, "mode = \"threads\"\n"));
+    const auto p = run("toy8", params(4, "mode = \"processes\"\n"));
+    const auto one = run("toy8", params(1, "mode = \"threads\"\n"));
+    EXPECT_GT(t.metrics["nested_flush_share"].get<double>(), 0.1);
+    EXPECT_LE(t.metrics["nested_flush_share"].get<double>(), 1.0);
+    EXPECT_EQ(p.metrics["nested_flush_share"].get<double>(), 0.0);
+    EXPECT_EQ(one.metrics["nested_flush_share"].get<double>(), 0.0);
+}
+
 // The tasks are scheduler threads: one that waits for the shared mm's mmap_lock or VMA lock
 // sleeps, and its CPU's idle time is in idle_share; processes (one mm each) never wait. The
 // window starts at 0 and the tasks start together: the 8 threads' first mmap()s contend at once.
