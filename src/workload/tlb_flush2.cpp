@@ -63,15 +63,18 @@ constexpr uint64_t kPages = kRegion / PAGE_SIZE;
 constexpr uint64_t kTextVa = 0x401000;
 constexpr uint64_t kLibcMadviseVa = 0x7f7000100000;
 constexpr uint64_t kResultsVa = 0x7f7800000000;
-constexpr uint64_t kStackTop = 0x7ffc00000000;  // task i's stack page: kStackTop - i * 8 MiB
-constexpr uint64_t kStackStride = 8ULL << 20;
+constexpr uint64_t kStackTop = 0x7ffc00000000;
+
+// Task i's stack page: 8 MiB below task i - 1's.
+constexpr uint64_t stack_page(uint32_t task) {
+    return kStackTop - uint64_t{task} * (8ULL << 20);
+}
 
 // Where a task begins under start = "steady": its region mapped before time 0 (addr 0: none,
 // it begins with an mmap) and the page of it to touch first.
 struct Resume {
     uint64_t addr = 0;
     uint64_t page = 0;
-    uint64_t stack = 0;  // the task's stack page
 };
 
 enum class Mode : uint8_t { threads, processes };
@@ -268,8 +271,7 @@ public:
         // page it begins at.
         std::vector<Resume> resume(n);
         for (uint32_t i = 0; i < n; ++i) {
-            resume[i].stack = kStackTop - i * kStackStride;
-            for (const uint64_t va : {kTextVa, kLibcMadviseVa, kResultsVa, resume[i].stack}) {
+            for (const uint64_t va : {kTextVa, kLibcMadviseVa, kResultsVa, stack_page(i)}) {
                 mm.populate_before_start(*task_mm[i], va);
             }
         }
@@ -289,7 +291,7 @@ public:
             kernel::Thread& t = sched.spawn(
                 "tlb_flush2", i,
                 [&mm, &loops, &task_mm, &resume, i, jitter](hw::Cpu& cpu, kernel::Thread& /*self*/) {
-                    return testcase(cpu, mm, *task_mm[i], loops[i], jitter, resume[i]);
+                    return testcase(cpu, mm, *task_mm[i], loops[i], jitter, resume[i], stack_page(i));
                 },
                 hw::Activity::user);
             t.mm = task_mm[i]->id;  // the first switch-in switches the CPU to it
@@ -308,7 +310,8 @@ public:
         const uint64_t abort0 = mm.stats().vma_lock_abort;
         const uint64_t sleeps0 = mm.sched_link().sleeps();
         const uint64_t nested0 = mm.stats().nested_flushes;
-        const uint64_t zaps0 = mm.stats().madvise + mm.stats().munmap;
+        auto zaps = [&mm] { return mm.stats().madvise + mm.stats().munmap; };
+        const uint64_t zaps0 = zaps();
         auto irqs = [&k, n] {
             uint64_t sum = 0;
             for (uint32_t i = 0; i < n; ++i) sum += k.platform().cpu(i).irqs_taken();
@@ -346,14 +349,14 @@ public:
         m.lru_lock_rounds_per_loop = per(mm.lru().stats().lock_rounds - lock0, m.loops);
         m.vma_lock_fallbacks_per_loop = per(mm.stats().vma_lock_abort - abort0, m.loops);
         m.lock_sleeps_per_loop = per(mm.sched_link().sleeps() - sleeps0, m.loops);
-        m.nested_flush_share = per(mm.stats().nested_flushes - nested0, mm.stats().madvise + mm.stats().munmap - zaps0);
+        m.nested_flush_share = per(mm.stats().nested_flushes - nested0, zaps() - zaps0);
         m.stale_tlb_hits = mm.stats().stale_tlb_hits;
         return result(m);
     }
 
 private:
     static sim::Task<> testcase(hw::Cpu& cpu, kernel::mm::Mm& mm, MmStruct& m, uint64_t& iterations, sim::Picos jitter,
-                                Resume resume) {
+                                Resume resume, uint64_t stack) {
         static const uint32_t user = hw::profile_label("tlb_flush2");
         auto scope = cpu.function(user, hw::Activity::user);
         co_await cpu.compute(jitter);
@@ -364,8 +367,7 @@ private:
                 addr = co_await mm.vm_mmap(cpu, m, kRegion);
                 first = addr;
             }
-            const uint64_t stack = resume.stack;
-            resume = Resume{.stack = stack};
+            resume = Resume{};
             for (uint64_t va = first; va < addr + kRegion; va += PAGE_SIZE) {
                 co_await mm.user_access(cpu, m, kTextVa, /*write=*/false);
                 co_await mm.user_access(cpu, m, va, /*write=*/true);  // *c = 1
