@@ -60,14 +60,14 @@ TEST(Check, a_protocol_that_returns_before_its_targets_flushed_is_caught_as_a_st
     EXPECT_EQ(r.failure.violations.front().kind, ViolationKind::stale_translation);
     EXPECT_NE(r.failure.violations.front().diagnosis.find("has not been applied on cpu0"), std::string::npos)
         << r.failure.violations.front().diagnosis;
-    // Seed 32: a page released while cpu2 still used its translation.
-    const check::ExploreResult r32 = explore_seed("ipi-no-wait", 32);
-    ASSERT_TRUE(r32.failing_seed.has_value());
-    EXPECT_EQ(r32.failure.violations.front().kind, ViolationKind::stale_translation);
-    EXPECT_NE(r32.failure.violations.front().diagnosis.find(
+    // Seed 18: a page released while cpu0 still used its translation.
+    const check::ExploreResult r18 = explore_seed("ipi-no-wait", 18);
+    ASSERT_TRUE(r18.failing_seed.has_value());
+    EXPECT_EQ(r18.failure.violations.front().kind, ViolationKind::stale_translation);
+    EXPECT_NE(r18.failure.violations.front().diagnosis.find(
                   "the flush protocol returned (or the page was freed) before every CPU"),
               std::string::npos)
-        << r32.failure.violations.front().diagnosis;
+        << r18.failure.violations.front().diagnosis;
 }
 
 TEST(Check, two_locks_taken_in_opposite_orders_are_caught_as_a_deadlock_with_its_cycle) {
@@ -76,7 +76,7 @@ TEST(Check, two_locks_taken_in_opposite_orders_are_caught_as_a_deadlock_with_its
     EXPECT_EQ(*r.failing_seed, 1u);
     const check::Violation& v = r.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::deadlock);
-    EXPECT_NE(v.diagnosis.find("wait-for cycle cpu0 -> cpu3 -> cpu0"), std::string::npos) << v.diagnosis;
+    EXPECT_NE(v.diagnosis.find("wait-for cycle cpu2 -> cpu1 -> cpu2"), std::string::npos) << v.diagnosis;
     // Each also holds mmap_lock for read (madvise, munmap's downgraded lock): the rwsem holders.
     EXPECT_NE(v.diagnosis.find("holds abba_lock_b, mm[3].mmap_lock (read); waits on abba_lock_a"), std::string::npos)
         << v.diagnosis;
@@ -116,10 +116,10 @@ TEST(Check, seed_000_rar_without_its_loop_back_is_caught_reusing_a_payload_slot_
     const check::Violation& v = r.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::contract);
     EXPECT_NE(v.diagnosis.find("a payload slot reused while pending"), std::string::npos) << v.diagnosis;
-    // Seed 22: a CPU another sender had claimed is skipped and never flushed.
-    const check::ExploreResult r4 = explore_seed("rar-optimized-noloop", 22);
+    // Seed 128: a CPU another sender had claimed is skipped and never flushed.
+    const check::ExploreResult r4 = explore_seed("rar-optimized-noloop", 128);
     ASSERT_TRUE(r4.failing_seed.has_value());
-    EXPECT_EQ(*r4.failing_seed, 22u);
+    EXPECT_EQ(*r4.failing_seed, 128u);
     EXPECT_EQ(r4.failure.violations.front().kind, ViolationKind::stale_translation);
 }
 
@@ -143,19 +143,19 @@ TEST(Check, with_loads_read_ahead_the_shipped_flushes_pass_and_the_noloop_mutant
 // the flusher reads the old loaded_mm, and neither flushes. Caught with buffers, not without;
 // the shipped protocols pass with them.
 TEST(Check, the_614_switch_mm_without_its_smp_mb_is_caught_once_stores_wait_in_store_buffers) {
-    // Seeds 701-800: the first failing seed is 771 (the next is 2346; about one seed in a
+    // Seeds 401-500: the first failing seed is 474 (the next is 1140; about one seed in a
     // thousand fails).
     check::ExploreSpec with = spec_for("switch-mm-no-smp-mb", 100);
-    with.first_seed = 701;
+    with.first_seed = 401;
     with.base.machine.coherence.store_buffer = 8;
     const check::ExploreResult r = check::explore(with);
     ASSERT_TRUE(r.failing_seed.has_value());
-    EXPECT_EQ(*r.failing_seed, 771u);
+    EXPECT_EQ(*r.failing_seed, 474u);
     ASSERT_FALSE(r.failure.violations.empty());
     EXPECT_EQ(r.failure.violations.front().kind, ViolationKind::stale_translation);
 
     check::ExploreSpec without = spec_for("switch-mm-no-smp-mb", 100);
-    without.first_seed = 701;
+    without.first_seed = 401;
     EXPECT_FALSE(check::explore(without).failing_seed.has_value());
 
     for (const char* protocol : {"ipi", "rar-naive", "rar-optimized", "invlpgb"}) {
@@ -178,7 +178,7 @@ TEST(Check, an_invlpgb_flush_that_returns_without_tlbsync_is_caught_as_a_contrac
 TEST(Check, a_global_asid_space_that_wraps_without_its_flush_is_caught_reusing_an_asid) {
     const check::ExploreResult r = check::explore(spec_for("asid-reuse-no-flush", 50));
     ASSERT_TRUE(r.failing_seed.has_value());
-    EXPECT_EQ(*r.failing_seed, 1u);
+    EXPECT_EQ(*r.failing_seed, 2u);
     const check::Violation& v = r.failure.violations.front();
     EXPECT_EQ(v.kind, ViolationKind::contract);
     EXPECT_NE(v.diagnosis.find("a global ASID reused without the wrap flush"), std::string::npos) << v.diagnosis;
@@ -274,15 +274,15 @@ TEST(Check, threads_migrate_between_cpus_and_a_cpu_rejoins_the_shared_mm_cpumask
     EXPECT_EQ(with.total_violations, 0u);
     EXPECT_EQ(without.total_violations, 0u);
     EXPECT_EQ(with.migrations, 102u);
-    EXPECT_EQ(other.migrations, 89u);
+    EXPECT_EQ(other.migrations, 92u);
     EXPECT_EQ(without.migrations, 0u);
     EXPECT_EQ(with.mm_cpumask_joins, 1u);
     EXPECT_EQ(without.mm_cpumask_joins, 0u);
     // Switches into the shared mm whose PCID slot fell behind while the CPU ran something else
     // (switch_mm_irqs_off's tlb_gen catch-up): here more with migration's longer absences (not
     // in every seed: the schedules differ in more than the absences).
-    EXPECT_EQ(with.catch_ups, 113u);
-    EXPECT_EQ(without.catch_ups, 110u);
+    EXPECT_EQ(with.catch_ups, 117u);
+    EXPECT_EQ(without.catch_ups, 108u);
     EXPECT_NE(with.fingerprint, without.fingerprint);
 }
 

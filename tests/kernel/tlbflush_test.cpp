@@ -55,26 +55,29 @@ TEST(Tlbflush, a_one_page_shootdown_to_one_busy_cpu_takes_the_sum_of_its_steps) 
     //  +  50  store flush_tlb_info: upgrade, CPU 1 read it too                     -> 180
     //  +   2  mm_cpumask and next_trim_cpumask loads: hits                           -> 182
     //  +  80  smp_call_function_many_cond set-up
-    //  +  12  should_flush_tlb(self): 10 + own loaded_mm and is_lazy hits            -> 274
+    //  +  11  should_flush_tlb(self): 10 + own loaded_mm and is_lazy, hits issued together
+    //                                                                                 -> 273
     //  +  20  per-target loop; + 10 should_flush_tlb(1)
-    //  +  50  CPU 1's loaded_mm: its line was written by CPU 1's ctxs[].tlb_gen store
-    //  +   1  CPU 1's is_lazy (unchanged: hit)                                       -> 355
+    //  +  50  CPU 1's loaded_mm (its line was written by CPU 1's ctxs[].tlb_gen store),
+    //         with CPU 1's is_lazy (unchanged: a hit) issued beside it                -> 353
     //  +   1  csd_lock_wait load (hit: the sender re-fetched it ending the last wait)
     //  +  50  csd_lock store (upgrade); + 1 func store (hit)
     //  +  50  llist_add: fetch_add on CPU 1's queue head (CPU 1 owns it after its xchg)
     //  +   1  CPU 1's idle thread flags (hit): not polling
-    //  + 150  xAPIC: wait-ICR-idle one read 50, ICR2 50, ICR 50: the IPI leaves at     608
-    //  Local flush_tlb_func meanwhile: 40 + 5 hits + INVLPG 100 + 1 -> 754; then spin.
-    // Target (CPU 1), the IPI delivered at 608 + 500 = 1108:
+    //  + 150  xAPIC: wait-ICR-idle one read 50, ICR2 50, ICR 50: the IPI leaves at     606
+    //  Local flush_tlb_func meanwhile: 40 + 3 hits + INVLPG 100 + 1 -> 750; then spin.
+    // Target (CPU 1), the IPI delivered at 606 + 500 = 1106:
     //  + 250  IRQ entry 200 + EOI 50; + 50 xchg of the queue head (CPU 0 owns it)
-    //  +  85  flush-queue set-up 60 + 25 per node; + 50 CSD flags load; + 1 func     -> 1544
-    //  +  40  flush_tlb_func; + 50 the sender's flush_tlb_info; + 4 own-line hits   -> 1638
-    //  +  50  mm->context.tlb_gen (CPU 0 owns it after its inc)                      -> 1688
+    //  +  85  flush-queue set-up 60 + 25 per node; + 50 CSD flags and func, one line,
+    //         issued together                                                         -> 1541
+    //  +  40  flush_tlb_func; + 50 the sender's flush_tlb_info, with the loaded_mm,
+    //         loaded_mm_asid and is_lazy hits issued beside it; + 1 ctxs[].tlb_gen hit -> 1632
+    //  +  50  mm->context.tlb_gen (CPU 0 owns it after its inc)                      -> 1682
     //  + 100  INVLPG (new_tlb_gen == local + 1 == mm_gen: partial)
-    //  +  50  ctxs[asid].tlb_gen store (upgrade: CPU 0 shares the line)               -> 1838
-    //  +  50  csd_unlock store (upgrade); the sender's spin wakes at 1888
-    //  +  50  the sender's re-fetch of the CSD line                                   = 1938
-    EXPECT_EQ(second, 1938_ns);
+    //  +  50  ctxs[asid].tlb_gen store (upgrade: CPU 0 shares the line)               -> 1832
+    //  +  50  csd_unlock store (upgrade); the sender's spin wakes at 1882
+    //  +  50  the sender's re-fetch of the CSD line                                   = 1932
+    EXPECT_EQ(second, 1932_ns);
     // The first shootdown also pays cold misses.
     EXPECT_GT(took, second);
 }

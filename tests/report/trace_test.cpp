@@ -3,10 +3,10 @@
 //
 // The scenario (as in tests/kernel/smp_test.cpp): CPU 0 makes two synchronous
 // smp_call_function_single() calls to CPU 1, which idles in C1 (1 us exit), 10 us apart. The
-// second call starts at 12.552 us (the first, cold one took 2.552 us, then 10 us of compute);
+// second call starts at 12.551 us (the first, cold one took 2.551 us, then 10 us of compute);
 // from its start (warm lines): the message leaves at +312 ns, is delivered at +812 (fabric
 // 500 ns), CPU 1 enters the handler at +1812 (C1 exit), runs IRQ entry + EOI (250 ns) and the
-// queue flush, unlocks the CSD at +2303, and CPU 0's csd_lock_wait ends at +2353.
+// queue flush, unlocks the CSD at +2302, and CPU 0's csd_lock_wait ends at +2352.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -55,7 +55,7 @@ TEST(Trace, one_ipi_on_toy2_is_traced_exactly_in_its_window) {
     report::Trace trace({12_us, 16_us});
     const std::vector<Picos> starts = two_calls_on_toy2(trace);
     ASSERT_EQ(starts.size(), 2U);
-    ASSERT_EQ(starts[1], 12552_ns);
+    ASSERT_EQ(starts[1], 12551_ns);
     const std::vector<std::string> expected = {
         R"j({"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"toy2 (2 CPUs)"}})j",
         R"j({"name":"thread_name","ph":"M","pid":1,"tid":0,"args":{"name":"cpu0"}})j",
@@ -63,28 +63,28 @@ TEST(Trace, one_ipi_on_toy2_is_traced_exactly_in_its_window) {
         R"j({"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"cpu1"}})j",
         R"j({"name":"thread_sort_index","ph":"M","pid":1,"tid":1,"args":{"sort_index":2}})j",
         // Slices open at 12 us are clipped to the window; counters start with their value.
-        R"j({"name":"(none)","cat":"idle","ph":"X","ts":12.0,"dur":0.552,"pid":1,"tid":0})j",
-        R"j({"name":"cpuidle","cat":"idle","ph":"X","ts":12.0,"dur":2.364,"pid":1,"tid":1})j",
+        R"j({"name":"(none)","cat":"idle","ph":"X","ts":12.0,"dur":0.551,"pid":1,"tid":0})j",
+        R"j({"name":"cpuidle","cat":"idle","ph":"X","ts":12.0,"dur":2.363,"pid":1,"tid":1})j",
         R"j({"name":"call_single_queue[1]","cat":"counter","ph":"C","ts":12.0,"pid":1,"args":{"depth":0}})j",
         R"j({"name":"fabric messages in flight","cat":"counter","ph":"C","ts":12.0,"pid":1,"args":{"messages":0}})j",
         // +0: the call; +161 llist_add puts the CSD on CPU 1's queue; +162 the IPI is sent.
-        R"j({"name":"smp_call_function_single","cat":"kernel","ph":"X","ts":12.552,"dur":0.162,"pid":1,"tid":0})j",
-        R"j({"name":"call_single_queue[1]","cat":"counter","ph":"C","ts":12.713,"pid":1,"args":{"depth":1}})j",
-        R"j({"name":"x2apic_send_IPI","cat":"kernel","ph":"X","ts":12.714,"dur":0.15,"pid":1,"tid":0})j",
-        // +312: the message enters the fabric; the sender spins in csd_lock_wait until +2353.
-        R"j({"name":"csd_lock_wait","cat":"spin","ph":"X","ts":12.864,"dur":2.041,"pid":1,"tid":0})j",
-        R"j({"name":"fabric messages in flight","cat":"counter","ph":"C","ts":12.864,"pid":1,"args":{"messages":1}})j",
-        R"j({"name":"IPI","cat":"ipi","ph":"s","ts":12.864,"pid":1,"tid":0,"id":1,"args":{"vector":"0xfb","target":1}})j",
+        R"j({"name":"smp_call_function_single","cat":"kernel","ph":"X","ts":12.551,"dur":0.162,"pid":1,"tid":0})j",
+        R"j({"name":"call_single_queue[1]","cat":"counter","ph":"C","ts":12.712,"pid":1,"args":{"depth":1}})j",
+        R"j({"name":"x2apic_send_IPI","cat":"kernel","ph":"X","ts":12.713,"dur":0.15,"pid":1,"tid":0})j",
+        // +312: the message enters the fabric; the sender spins in csd_lock_wait until +2352.
+        R"j({"name":"csd_lock_wait","cat":"spin","ph":"X","ts":12.863,"dur":2.04,"pid":1,"tid":0})j",
+        R"j({"name":"fabric messages in flight","cat":"counter","ph":"C","ts":12.863,"pid":1,"args":{"messages":1}})j",
+        R"j({"name":"IPI","cat":"ipi","ph":"s","ts":12.863,"pid":1,"tid":0,"id":1,"args":{"vector":"0xfb","target":1}})j",
         // +812: delivered; the arrow binds to CPU 1's next slice, the handler after the C1 exit.
-        R"j({"name":"IPI","cat":"ipi","ph":"f","ts":13.364,"pid":1,"tid":1,"id":1,"args":{"vector":"0xfb","sender":0}})j",
-        R"j({"name":"fabric messages in flight","cat":"counter","ph":"C","ts":13.364,"pid":1,"args":{"messages":0}})j",
-        R"j({"name":"sysvec_call_function_single","cat":"irq","ph":"X","ts":14.364,"dur":0.25,"pid":1,"tid":1})j",
-        R"j({"name":"__flush_smp_call_function_queue","cat":"irq","ph":"X","ts":14.614,"dur":0.241,"pid":1,"tid":1})j",
-        R"j({"name":"call_single_queue[1]","cat":"counter","ph":"C","ts":14.664,"pid":1,"args":{"depth":0}})j",
-        R"j({"name":"sysvec_call_function_single","cat":"irq","ph":"X","ts":14.855,"dur":0.1,"pid":1,"tid":1})j",
-        R"j({"name":"(none)","cat":"idle","ph":"X","ts":14.905,"dur":1.095,"pid":1,"tid":0})j",
-        R"j({"name":"(none)","cat":"idle","ph":"X","ts":14.955,"dur":0.151,"pid":1,"tid":1})j",
-        R"j({"name":"cpuidle","cat":"idle","ph":"X","ts":15.106,"dur":0.894,"pid":1,"tid":1})j",
+        R"j({"name":"IPI","cat":"ipi","ph":"f","ts":13.363,"pid":1,"tid":1,"id":1,"args":{"vector":"0xfb","sender":0}})j",
+        R"j({"name":"fabric messages in flight","cat":"counter","ph":"C","ts":13.363,"pid":1,"args":{"messages":0}})j",
+        R"j({"name":"sysvec_call_function_single","cat":"irq","ph":"X","ts":14.363,"dur":0.25,"pid":1,"tid":1})j",
+        R"j({"name":"__flush_smp_call_function_queue","cat":"irq","ph":"X","ts":14.613,"dur":0.24,"pid":1,"tid":1})j",
+        R"j({"name":"call_single_queue[1]","cat":"counter","ph":"C","ts":14.663,"pid":1,"args":{"depth":0}})j",
+        R"j({"name":"sysvec_call_function_single","cat":"irq","ph":"X","ts":14.853,"dur":0.1,"pid":1,"tid":1})j",
+        R"j({"name":"(none)","cat":"idle","ph":"X","ts":14.903,"dur":1.097,"pid":1,"tid":0})j",
+        R"j({"name":"(none)","cat":"idle","ph":"X","ts":14.953,"dur":0.151,"pid":1,"tid":1})j",
+        R"j({"name":"cpuidle","cat":"idle","ph":"X","ts":15.104,"dur":0.896,"pid":1,"tid":1})j",
     };
     const nlohmann::ordered_json doc = trace.json();
     EXPECT_EQ(lines(doc), expected);
@@ -96,15 +96,15 @@ TEST(Trace, the_whole_run_is_valid_trace_event_json_with_one_flow_per_ipi) {
     report::Trace trace;
     two_calls_on_toy2(trace);
     const nlohmann::ordered_json doc = trace.json();
-    EXPECT_EQ(test::validate_trace_events(doc, 0.0, 24.905), std::vector<std::string>{});
+    EXPECT_EQ(test::validate_trace_events(doc, 0.0, 24.903), std::vector<std::string>{});
     int starts = 0;
     for (const auto& e : doc["traceEvents"]) starts += e["ph"] == "s" ? 1 : 0;
     EXPECT_EQ(starts, 2);
-    EXPECT_EQ(doc["otherData"]["window_to_us"], 24.905);  // the last event of the run
+    EXPECT_EQ(doc["otherData"]["window_to_us"], 24.903);  // the last event of the run
 }
 
 TEST(Trace, a_flow_delivered_after_the_window_is_left_out_with_its_start) {
-    report::Trace trace({12600_ns, 13_us});  // the send (12.864) inside, the delivery (13.364) not
+    report::Trace trace({12600_ns, 13_us});  // the send (12.863) inside, the delivery (13.363) not
     two_calls_on_toy2(trace);
     const nlohmann::ordered_json doc = trace.json();
     for (const auto& e : doc["traceEvents"]) EXPECT_NE(e["ph"], "s") << e.dump();

@@ -19,6 +19,7 @@
 // spinner already asleep.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -28,6 +29,7 @@
 #include "hw/coherence/access.h"
 #include "hw/coherence/cache_line.h"
 #include "hw/coherence/coherence_protocol.h"
+#include "hw/coherence/loads.h"
 #include "hw/coherence/sim_var.h"
 #include "sim/signal.h"
 #include "sim/task.h"
@@ -63,6 +65,12 @@ public:
 
     // --- accesses by CPU `cpu` (co_await them at once, from process code) ---
     ValueAccess load(CpuId cpu, SimVar& v) { return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::load}; }
+    // Independent loads issued together, one wait for the slowest (loads.h); a nullptr is
+    // skipped and reads 0. co_await yields std::array<uint64_t, N> in argument order.
+    template <class... Vars>
+    LoadsAccess<sizeof...(Vars)> loads(CpuId cpu, Vars*... vars) {
+        return {eng_, protocol_, sb_.get(), cpu, std::array<SimVar*, sizeof...(Vars)>{vars...}};
+    }
     VoidAccess store(CpuId cpu, SimVar& v, uint64_t value) {
         return {eng_, protocol_, sb_.get(), cpu, v, AccessOp::store, value, kWholeWord};
     }

@@ -138,10 +138,11 @@ sim::Task<bool> Mm::should_flush_tlb(hw::Cpu& self, hw::CpuId cpu, const FlushTl
     const hw::CpuId me = self.id();
     CpuTlbState& st = tlbstate_[cpu];
     co_await self.compute_cycles(costs::should_flush_tlb);
-    const uint64_t loaded = co_await mem_.load(me, *st.loaded_mm);
-    const uint64_t lazy = co_await mem_.load(me, *st.is_lazy);  // after smp_rmb()
-    if (lazy != 0) co_return false;                             // flushed at its next context switch
-    if (info.mm == nullptr) co_return true;                     // kernel flush
+    // per_cpu(cpu_tlbstate.loaded_mm, cpu), then per_cpu(cpu_tlbstate_shared.is_lazy, cpu) after
+    // smp_rmb() (a compiler barrier on x86: loads stay in order, and issue together).
+    const auto [loaded, lazy] = co_await mem_.loads(me, st.loaded_mm, st.is_lazy);
+    if (lazy != 0) co_return false;          // flushed at its next context switch
+    if (info.mm == nullptr) co_return true;  // kernel flush
     if (loaded == LOADED_MM_SWITCHING) co_return true;
     if (loaded == info.mm->id) co_return true;
     co_return info.trim_cpumask;  // in mm_cpumask but running another mm: trim it
@@ -154,10 +155,13 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
     const bool local = me == f.initiating_cpu;
     ++flush_stats_.flush_tlb_func;
     co_await cpu.compute_cycles(costs::flush_tlb_func);
-    if (!local) co_await mem_.load(me, *f.line);  // the sender's flush_tlb_info
     CpuTlbState& st = tlbstate_[me];
-    const uint64_t loaded = co_await mem_.load(me, *st.loaded_mm);
-    uint64_t asid = co_await mem_.load(me, *st.loaded_mm_asid);
+    // The sender's flush_tlb_info (a remote call), this_cpu_read(cpu_tlbstate.loaded_mm) and
+    // .loaded_mm_asid, and cpu_tlbstate_shared.is_lazy: independent loads, issued together past
+    // the predicted branches between them (hw/coherence/loads.h).
+    auto [info_word, loaded, asid, lazy] =
+        co_await mem_.loads(me, local ? nullptr : f.line, st.loaded_mm, st.loaded_mm_asid, st.is_lazy);
+    (void)info_word;
     // The CPU was left in the mm_cpumask of the target mm: clear it.
     if (f.mm != nullptr && f.mm->id != loaded) {
         co_await mem_.clear_bit(me, *f.mm->cpumask[me / 64], me % 64);
@@ -169,14 +173,17 @@ sim::Task<> Mm::flush_tlb_func(hw::Cpu& cpu, const FlushTlbInfo& f) {
     // mainline (INVLPGB, 6.15+) has them before it.
     const bool rar = global_asid_flavour_ == GlobalAsidFlavour::mm_cpumask;
     if (broadcast_tlb_flush() && !rar) {
+        const uint64_t before = asid;
         asid = co_await reload_global_asid(cpu, loaded, asid);
         // Broadcast ASIDs are always kept up to date with INVLPGB.
         if (is_global_asid(asid)) {
             ++flush_stats_.global_asid_returns;
             co_return;
         }
+        // A reload (into or out of a global ASID: the ASID changed) wrote CR3, a serializing
+        // instruction: is_lazy is read again after it.
+        if (asid != before) lazy = co_await mem_.load(me, *st.is_lazy);
     }
-    const uint64_t lazy = co_await mem_.load(me, *st.is_lazy);
     if (lazy != 0) {
         // Lazy CPUs get here only for freed page tables: leave the user mm altogether. With
         // RAR, leave its mm_cpumask first (it flushes when it comes back, as a new CPU).

@@ -338,9 +338,10 @@ sim::Task<> Smp::__flush_smp_call_function_queue(Cpu& self) {
     co_await self.compute_cycles(sim::Cycles(costs::flush_queue_setup + costs::flush_queue_per_node * n));
     // Pass 1: SYNC callbacks run, then their CSD is released.
     for (Csd* csd : batch) {
-        const uint64_t flags = co_await mem_.load(self.id(), *csd->flags);
+        // CSD_TYPE(csd), then csd->func and csd->info on the same line: issued together.
+        const auto [flags, func] = co_await mem_.loads(self.id(), csd->flags, csd->func);
+        (void)func;
         if ((flags & CSD_FLAG_TYPE_MASK) != CSD_TYPE_SYNC) continue;
-        co_await mem_.load(self.id(), *csd->func);
         SmpCallFunc fn = csd->fn;
         co_await fn(self);
         ++stats_.callbacks_run;
