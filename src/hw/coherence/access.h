@@ -23,6 +23,21 @@ namespace ipisim::hw {
 
 enum class AccessOp : uint8_t { load, store, xchg, cmpxchg, fetch_add, fetch_or, fetch_and, add_unless_any };
 
+// The start of an access's wait of `wait` by the current process (`proc` is set to it): true when
+// the wait is over at once, which is when it is zero, or when it is a hit and nothing else
+// happens before it ends (a hit's wait cannot be interrupted, the access being masked, and
+// nothing else waits on it: it ends in place, no queue trip); else false, with the process
+// masked (`masked` set) for the caller to suspend it.
+IPISIM_INLINE bool access_wait_ends_at_once(sim::Engine& eng, sim::Picos wait, bool hit, sim::Process*& proc,
+                                            bool& masked) {
+    if (wait == sim::Picos::zero()) return true;
+    proc = sim::Process::current();
+    if (hit && eng.advance_inline(eng.now() + wait, proc->id())) return true;
+    proc->mask();
+    masked = true;
+    return false;
+}
+
 // The byte mask of a store of the whole variable.
 inline constexpr uint64_t kWholeWord = ~uint64_t{0};
 
@@ -58,14 +73,7 @@ public:
             }
         }
         if (!hit) hit = reserve();
-        if (wait_ == sim::Picos::zero()) return true;
-        proc_ = sim::Process::current();
-        // A hit's wait cannot be interrupted (the access is masked) and nothing else waits on
-        // it: when nothing else happens before it ends, it ends in place (no queue trip).
-        if (hit && eng_.advance_inline(eng_.now() + wait_, proc_->id())) return true;
-        proc_->mask();
-        masked_ = true;
-        return false;
+        return access_wait_ends_at_once(eng_, wait_, hit, proc_, masked_);
     }
     IPISIM_INLINE void await_suspend(std::coroutine_handle<>) {
         const uint32_t epoch = proc_->begin_wait(nullptr);

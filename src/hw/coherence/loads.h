@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hw/coherence/access.h"
 #include "hw/coherence/coherence_protocol.h"
 #include "hw/coherence/sim_var.h"
 #include "hw/coherence/store_buffer.h"
@@ -56,12 +57,7 @@ public:
             wait_ = std::max(wait_, wait);
             all_hits = all_hits && hit;
         }
-        if (wait_ == sim::Picos::zero()) return true;
-        proc_ = sim::Process::current();
-        if (all_hits && eng_.advance_inline(eng_.now() + wait_, proc_->id())) return true;
-        proc_->mask();
-        masked_ = true;
-        return false;
+        return access_wait_ends_at_once(eng_, wait_, all_hits, proc_, masked_);
     }
     IPISIM_INLINE void await_suspend(std::coroutine_handle<>) {
         const uint32_t epoch = proc_->begin_wait(nullptr);
