@@ -67,16 +67,21 @@ private:
 };
 
 // `Wake w = co_await delay(eng, 5_ns);` — a wait of fixed length. Zero length does not suspend.
+// Nor does a wait that no event precedes: only an event (an interrupt) could end it early, so it
+// ends in place (Engine::advance_inline: the timer's time and tag, no queue trip).
 struct Delay {
     Engine& eng;
     Picos d;
     bool immediate = false;
+    bool in_place = false;
     Process* p = nullptr;
 
     bool await_ready() {
         p = Process::current();
         immediate = p->interrupt_ready();
-        return immediate || d == Picos::zero();
+        if (immediate || d == Picos::zero()) return true;
+        in_place = eng.advance_inline(eng.now() + d, p->id());
+        return in_place;
     }
     void await_suspend(std::coroutine_handle<>) {
         const uint32_t epoch = p->begin_wait(nullptr);
@@ -84,7 +89,7 @@ struct Delay {
     }
     Wake await_resume() {
         if (immediate) return Wake{WakeReason::Interrupted, p->take_pending()};
-        if (d == Picos::zero()) return Wake{};
+        if (d == Picos::zero() || in_place) return Wake{};
         return p->last_wake();
     }
 };

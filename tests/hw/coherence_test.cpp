@@ -12,6 +12,7 @@
 
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "sim/signal.h"
 #include "support/test_machine.h"
 
 namespace ipisim::hw {
@@ -109,11 +110,13 @@ TEST(Coherence, hits_with_nothing_else_pending_end_in_place_with_the_fingerprint
     EXPECT_EQ(r.eng.inline_completions(), 2U);
     sim::Engine delays;
     auto same_waits = [&]() -> Proc {
-        co_await sim::delay(delays, 1_ns);
-        co_await sim::delay(delays, 1_ns);
+        sim::Signal never;  // timed waits nothing notifies: events
+        co_await never.wait_for(1_ns);
+        co_await never.wait_for(1_ns);
     };
     delays.spawn("cpu0", same_waits());
     delays.run();
+    EXPECT_EQ(delays.events_dispatched(), 3U);
     EXPECT_EQ(r.eng.fingerprint(), delays.fingerprint());
 }
 

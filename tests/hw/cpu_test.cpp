@@ -8,6 +8,7 @@
 #include "hw/cpu/cpu.h"
 #include "hw/machine.h"
 #include "sim/engine.h"
+#include "sim/signal.h"
 #include "support/raise_at.h"
 #include "support/test_machine.h"
 
@@ -47,6 +48,37 @@ TEST(Cpu, an_ipi_preempts_a_compute_which_finishes_late_by_exactly_the_interrupt
     EXPECT_EQ(entered, (std::vector<Picos>{550_ns}));
     EXPECT_EQ(finished, 1450_ns);
     EXPECT_EQ(cpu.irqs_taken(), 1u);
+}
+
+TEST(Cpu, a_compute_nothing_precedes_ends_in_place_with_the_fingerprint_of_its_timer) {
+    // Alone on the machine, two computes end without a queue trip; the run's fingerprint is that
+    // of a process waiting the same times as events. An interrupt due before a compute's end
+    // still preempts it (the test above).
+    hw::MachineSpec spec = test::load_test_machine("toy2");
+    sim::Engine eng;
+    Cpu cpu(eng, 0, spec);
+    std::vector<Picos> ends;
+    auto body = [&]() -> sim::Proc {
+        co_await cpu.compute(100_ns);
+        ends.push_back(eng.now());
+        co_await cpu.compute(50_ns);
+        ends.push_back(eng.now());
+    };
+    cpu.set_running(&eng.spawn("cpu0", body()));
+    eng.run();
+    EXPECT_EQ(ends, (std::vector<Picos>{100_ns, 150_ns}));
+    EXPECT_EQ(eng.events_dispatched(), 1U);  // the start
+    EXPECT_EQ(eng.inline_completions(), 2U);
+    sim::Engine delays;
+    auto same_waits = [&]() -> sim::Proc {
+        sim::Signal never;  // timed waits nothing notifies: events
+        co_await never.wait_for(100_ns);
+        co_await never.wait_for(50_ns);
+    };
+    delays.spawn("cpu0", same_waits());
+    delays.run();
+    EXPECT_EQ(delays.events_dispatched(), 3U);
+    EXPECT_EQ(eng.fingerprint(), delays.fingerprint());
 }
 
 TEST(Cpu, with_irqs_disabled_an_ipi_stays_pending_until_local_irq_enable) {

@@ -21,7 +21,8 @@ Proc waits(Engine& eng, bool in_place, std::vector<bool>* done_in_place) {
             continue;
         }
         done_in_place->push_back(false);
-        co_await delay(eng, 10_ns);
+        Signal never;  // a timed wait nothing notifies: always an event (a delay may end in place)
+        co_await never.wait_for(10_ns);
     }
 }
 
@@ -63,6 +64,27 @@ TEST(AdvanceInline, an_event_due_at_or_before_the_end_sends_the_wait_to_the_queu
     EXPECT_EQ(other, (std::vector<Picos>{10_ns, 15_ns}));
     EXPECT_EQ(eng.now(), 20_ns);
     EXPECT_EQ(eng.inline_completions(), 0U);
+}
+
+TEST(AdvanceInline, a_delay_ends_in_place_unless_an_event_comes_first) {
+    Engine eng;
+    std::vector<Picos> ends;
+    auto t = [&]() -> Proc {
+        Signal never;
+        co_await never.wait_for(5_ns);
+    };
+    auto body = [&]() -> Proc {
+        const Wake w = co_await delay(eng, 10_ns);  // nothing else pending: in place
+        EXPECT_TRUE(w.timed_out());
+        ends.push_back(eng.now());
+        eng.spawn("t", t());         // starts now, and its timer is due at 15 ns
+        co_await delay(eng, 10_ns);  // so this delay, due at 20 ns, is an event
+        ends.push_back(eng.now());
+    };
+    eng.spawn("p", body());
+    eng.run();
+    EXPECT_EQ(ends, (std::vector<Picos>{10_ns, 20_ns}));
+    EXPECT_EQ(eng.inline_completions(), 1U);
 }
 
 TEST(AdvanceInline, a_same_time_wake_up_in_the_ready_ring_goes_first) {

@@ -84,6 +84,15 @@ sim::Task<> Cpu::compute(Picos work) {
         const uint64_t rate = rate_percent();
         const uint64_t duration = (remaining * 100 + rate - 1) / rate;
         const Picos start = now();
+        // An interrupt, and a sibling that starts or stops computing, are events: when none comes
+        // before the work ends, nothing can cut it short or re-plan it, and it ends in place, as
+        // a hit does (sim::Engine::advance_inline: the timer's time and tag, no queue trip).
+        sim::Process* proc = sim::Process::current();
+        if (!proc->interrupt_ready() && eng_.advance_inline(start + Picos(duration), proc->id())) {
+            remaining = stolen_;
+            stolen_ = 0;
+            continue;
+        }
         sim::Wake w = co_await replan_.wait_for(Picos(duration));
         const uint64_t done = (now() - start).count() * rate / 100;
         remaining = (w.timed_out() || done >= remaining) ? 0 : remaining - done;
