@@ -14,6 +14,7 @@
 #include "sim/engine.h"
 #include "sim/signal.h"
 #include "support/test_machine.h"
+#include "support/timed_waits.h"
 
 namespace ipisim::hw {
 namespace {
@@ -108,16 +109,9 @@ TEST(Coherence, hits_with_nothing_else_pending_end_in_place_with_the_fingerprint
     EXPECT_EQ(at, (std::vector<Picos>{1_ns, 2_ns}));
     EXPECT_EQ(r.eng.events_dispatched(), 1U);  // the start
     EXPECT_EQ(r.eng.inline_completions(), 2U);
-    sim::Engine delays;
-    auto same_waits = [&]() -> Proc {
-        sim::Signal never;  // timed waits nothing notifies: events
-        co_await never.wait_for(1_ns);
-        co_await never.wait_for(1_ns);
-    };
-    delays.spawn("cpu0", same_waits());
-    delays.run();
-    EXPECT_EQ(delays.events_dispatched(), 3U);
-    EXPECT_EQ(r.eng.fingerprint(), delays.fingerprint());
+    const test::TimedWaitsRun events = test::run_timed_waits({1_ns, 1_ns});
+    EXPECT_EQ(events.events_dispatched, 3U);
+    EXPECT_EQ(r.eng.fingerprint(), events.fingerprint);
 }
 
 TEST(Coherence, a_hit_that_another_event_precedes_is_dispatched_and_masked_meanwhile) {

@@ -11,6 +11,7 @@
 #include "sim/signal.h"
 #include "support/raise_at.h"
 #include "support/test_machine.h"
+#include "support/timed_waits.h"
 
 using namespace ipisim;
 using namespace ipisim::sim::literals;
@@ -69,16 +70,9 @@ TEST(Cpu, a_compute_nothing_precedes_ends_in_place_with_the_fingerprint_of_its_t
     EXPECT_EQ(ends, (std::vector<Picos>{100_ns, 150_ns}));
     EXPECT_EQ(eng.events_dispatched(), 1U);  // the start
     EXPECT_EQ(eng.inline_completions(), 2U);
-    sim::Engine delays;
-    auto same_waits = [&]() -> sim::Proc {
-        sim::Signal never;  // timed waits nothing notifies: events
-        co_await never.wait_for(100_ns);
-        co_await never.wait_for(50_ns);
-    };
-    delays.spawn("cpu0", same_waits());
-    delays.run();
-    EXPECT_EQ(delays.events_dispatched(), 3U);
-    EXPECT_EQ(eng.fingerprint(), delays.fingerprint());
+    const test::TimedWaitsRun events = test::run_timed_waits({100_ns, 50_ns});
+    EXPECT_EQ(events.events_dispatched, 3U);
+    EXPECT_EQ(eng.fingerprint(), events.fingerprint);
 }
 
 TEST(Cpu, with_irqs_disabled_an_ipi_stays_pending_until_local_irq_enable) {
