@@ -8,6 +8,7 @@
 #include "check/progress.h"
 #include "config/names.h"
 #include "config/toml_json.h"
+#include "config/writer.h"
 #include "kernel/kernel_config.h"
 #include "report/published_value.h"
 #include "sim/registry.h"
@@ -155,6 +156,18 @@ private:
                     t.fail_at(v, fmt::format("{}[{}]", t.dotted(key), i),
                               fmt::format("expected {} like {}, got {}", config::type_name(*base), base_name,
                                           config::type_name(v)));
+                }
+            }
+        }
+        // Each value is one point: a repeated one would run the same point twice, as two rows
+        // the shape table and `ipisim compare` cannot tell apart (a typo, most likely).
+        for (size_t i = 0; i < arr->size(); ++i) {
+            const std::string text = config::value_text(*arr->get(i));
+            for (size_t j = 0; j < i; ++j) {
+                if (config::value_text(*arr->get(j)) == text) {
+                    t.fail_at(
+                        *arr->get(i), fmt::format("{}[{}]", t.dotted(key), i),
+                        fmt::format("{} repeats {}[{}]: each value of a sweep is one point", text, t.dotted(key), j));
                 }
             }
         }
