@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 
 #include "check/event_log.h"
@@ -104,6 +105,10 @@ int check_command(const CheckArgs& given, const DataDirs& dirs) {
                                      kernel::tlb_flush_protocol_names()));
     }
     if (args.seeds == 0) return bad_input("ipisim check: --seeds: must be at least 1");
+    if (args.first_seed > std::numeric_limits<uint64_t>::max() - (args.seeds - 1)) {
+        return bad_input(fmt::format("ipisim check: --first-seed: {} seeds from {} would need seeds past {}",
+                                     args.seeds, args.first_seed, std::numeric_limits<uint64_t>::max()));
+    }
     if (args.ops == 0) return bad_input("ipisim check: --ops: must be at least 1");
     if (args.machine.empty()) {
         for (const char* m : kToyMachines) {

@@ -366,7 +366,15 @@ const config::Schema<ExperimentTable>& experiment_schema() {
                 "runs\"), each run's values are kept in metrics_runs; the first run gives the profile, latencies and "
                 "trace, the check and the fingerprint cover every run")
             .def(int64_t{1})
-            .check([](const ExperimentTable& t) { return t.runs < 1 || t.runs > 64 ? "must be 1 to 64" : ""; })
+            .check([](const ExperimentTable& t) -> std::string {
+                if (t.runs < 1 || t.runs > 64) return "must be 1 to 64";
+                // Run r's seed is seed + r: the last run's must still be a seed.
+                if (t.seed > std::numeric_limits<int64_t>::max() - (t.runs - 1)) {
+                    return fmt::format("{} runs from experiment.seed {} would need seeds past {}", t.runs, t.seed,
+                                       std::numeric_limits<int64_t>::max());
+                }
+                return "";
+            })
             .param("machine", &ExperimentTable::machine,
                    "machines/NAME.toml, or the name of the machine [machine] embeds")
             .check([](const ExperimentTable& t) -> std::string {

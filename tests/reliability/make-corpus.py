@@ -286,6 +286,10 @@ def experiment_cases():
         EXP + "\n[kernel.tlb_flush]\nx = 1\n")
     exp("E75", "report rows on a parameter that is not swept (control)", edit(EXP, 'rows = "sender"', 'rows = "rounds"'),
         expect="ok")
+    exp("E76", "sweep repeating a value (one point run twice)", edit(EXP, "sender = [0, 1]", "sender = [0, 1, 0]"),
+        key="sweep.sender[2]")
+    exp("E77", "seed at the top of its range with 2 runs (the second run's seed overflows)",
+        edit(EXP, "seed = 1", "seed = 9223372036854775807\nruns = 2"), key="experiment.runs")
 
 
 def workload_cases():
@@ -548,6 +552,12 @@ def cli_cases():
         ["check", "--protocol", "ipi", "--seeds", "1", "--jobs", "0", "--out", "{dir}/c"], where="^--jobs: must be at least 1")
     cli("C42", "sensitivity --top 0", ["--experiments", "{src}/experiments", "sensitivity", "seed002_gic_barrier",
                                         "--top", "0"], where="^--top: must be at least 1")
+    cli("C43", "check --first-seed whose seeds would wrap past 2^64 - 1",
+        ["check", "--protocol", "ipi", "--seeds", "3", "--first-seed", "18446744073709551615", "--out", "{dir}/c"],
+        where="^ipisim check: --first-seed:")
+    cli("C44", "--seed at the top of its range with the file's runs", [*good, "--seed", "9223372036854775807",
+                                                                       "--set", "experiment.runs=2"],
+        where="experiment.runs", files=files)
     calibrate_cases()
 
 
