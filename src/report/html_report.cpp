@@ -77,9 +77,21 @@ struct Folder {
     ExperimentResults results;
 };
 
+// The experiment folders under `root`; `root` itself when it is one (the --out of `ipisim run`).
 std::vector<Folder> experiment_folders(const std::filesystem::path& root) {
     std::vector<Folder> out;
     std::error_code ec;
+    if (std::filesystem::is_regular_file(root / "results.json", ec)) {
+        ExperimentResults r = read_results_json(root / "results.json");
+        std::string name = r.experiment;
+        if (name.empty()) {
+            std::filesystem::path dir = std::filesystem::absolute(root).lexically_normal();
+            if (!dir.has_filename()) dir = dir.parent_path();  // "r/mine/"
+            name = dir.filename().string();
+        }
+        out.push_back({std::move(name), root, std::move(r)});
+        return out;
+    }
     std::vector<std::filesystem::path> dirs;
     for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
         if (e.is_directory(ec) && std::filesystem::is_regular_file(e.path() / "results.json", ec)) {
@@ -214,7 +226,7 @@ std::string render_html_report(const std::filesystem::path& results_root) {
         "seeds give them.</p></header>\n<main>\n";
     if (folders.empty()) {
         out +=
-            "<section><p>No experiment folder (NAME/results.json) here: run <code>ipisim reproduce</code> "
+            "<section><p>No results here (results.json, or NAME/results.json): run <code>ipisim reproduce</code> "
             "or <code>ipisim run</code> first.</p></section>\n";
     } else {
         out += "<nav>";

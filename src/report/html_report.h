@@ -15,8 +15,9 @@
 
 namespace ipisim::report {
 
-// The page's HTML. A folder whose results.json is broken is a config::ConfigError; a root
-// without any experiment folder gives a page saying so.
+// The page's HTML over the experiment folders (NAME/results.json) of `results_root`, or over
+// `results_root` alone when it is one (the --out of `ipisim run`). A folder whose results.json
+// is broken is a config::ConfigError; a root without any gives a page saying so.
 std::string render_html_report(const std::filesystem::path& results_root);
 
 // Writes results_root/index.html; returns its path.

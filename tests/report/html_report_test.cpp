@@ -110,6 +110,21 @@ TEST(HtmlReport, the_page_holds_the_seed_tables_errors_setup_and_embedded_plots)
     std::filesystem::remove_all(root);
 }
 
+TEST(HtmlReport, a_results_folder_given_as_the_root_is_reported_as_its_one_experiment) {
+    const auto root = results_root("one_folder");
+    const std::string html = read_text_file_for_test(write_html_report(root / "pivot_exp"));
+    EXPECT_TRUE(std::filesystem::is_regular_file(root / "pivot_exp" / "index.html"));
+    EXPECT_NE(html.find("<a href=\"#pivot_exp\">pivot_exp</a>"), std::string::npos) << html;
+    EXPECT_NE(html.find("<span class=\"err poor\">+35.0%</span>"), std::string::npos);
+    EXPECT_EQ(html.find("lines_exp"), std::string::npos);  // a sibling folder is not under this root
+    EXPECT_EQ(html.find("No results here"), std::string::npos);
+    // A root with neither gives the page that says so.
+    const auto empty = scratch("no_results");
+    EXPECT_NE(render_html_report(empty).find("No results here"), std::string::npos);
+    std::filesystem::remove_all(root);
+    std::filesystem::remove_all(empty);
+}
+
 std::string chromium() {
     for (const char* name : {"chromium", "chromium-browser"}) {
         for (const char* dir : {"/usr/bin", "/usr/local/bin", "/snap/bin"}) {
