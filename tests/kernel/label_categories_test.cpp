@@ -6,6 +6,8 @@
 
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hw/cpu/profile.h"
 #include "kernel/costs.h"
@@ -62,5 +64,38 @@ TEST(LabelCategories, every_label_a_cross_call_charges_is_tagged_on_every_kind_o
             if (hw::profile_label_category(l) == LabelCategory::ipi_send) ipi_send_time += prof.time_in_label(l);
         }
         EXPECT_GT(ipi_send_time, sim::Picos::zero()) << machine << ": the send loop's time is tagged ipi_send";
+    }
+}
+
+// The targets' IRQ time is charged to the kernel's handler of each architecture: x86's two IDT
+// entry points, arm64's ipi_handler() (one IPI_CALL_FUNC for both sends).
+TEST(LabelCategories, the_call_function_handler_has_its_architectures_kernel_name) {
+    for (const auto& [machine, names] : std::vector<std::pair<const char*, std::set<std::string>>>{
+             {"toy4", {"sysvec_call_function_single", "sysvec_call_function"}}, {"toy4_arm", {"ipi_handler"}}}) {
+        test::KernelWorld w(machine);
+        w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
+            kernel::SmpCallFunc func = [](Cpu& c) -> sim::Task<> {
+                co_await c.compute_cycles(kernel::costs::empty_function);
+            };
+            EXPECT_EQ(co_await w.k->smp().smp_call_function_single(cpu, 1, func, true), 0);
+            hw::CpuMask others = hw::CpuMask::all(w.plat->nr_cpus());
+            others.clear(0);
+            co_await w.k->smp().smp_call_function_many(cpu, others, func, true);
+            w.eng.stop();
+        });
+        w.k->boot();
+        w.eng.run();
+        hw::CpuProfile& prof = w.plat->cpu(1).profile();
+        prof.settle(w.eng.now());
+        std::set<std::string> irq_labels;
+        for (uint32_t l = 0; l < prof.nr_labels(); ++l) {
+            if (prof.time(l, hw::Activity::irq) > sim::Picos::zero()) irq_labels.insert(hw::profile_label_name(l));
+        }
+        for (const std::string& n : names) EXPECT_EQ(irq_labels.count(n), 1U) << machine << ": " << n;
+        for (const char* x86_only : {"sysvec_call_function_single", "sysvec_call_function"}) {
+            if (names.count(x86_only) == 0) {
+                EXPECT_EQ(irq_labels.count(x86_only), 0U) << machine << ": " << x86_only;
+            }
+        }
     }
 }

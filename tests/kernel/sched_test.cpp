@@ -5,10 +5,13 @@
 // ns, C1 exit 1 us, x2APIC phys send 150 ns (fence 50 + ICR 100), fabric delivery 500 ns.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hw/coherence/memory.h"
+#include "hw/cpu/profile.h"
 #include "hw/platform.h"
 #include "kernel/costs.h"
 #include "kernel/kernel.h"
@@ -266,4 +269,26 @@ TEST(Sched, msleep_excludes_the_sleep_from_the_running_time_and_the_cpu_idles) {
     EXPECT_EQ(t.sum_exec_runtime, 2150_ns);
     EXPECT_EQ(w.sched->stats().timer_interrupts, 1u);
     EXPECT_GE(w.plat->cpu(0).profile().time_in(hw::Activity::idle), 990_us);
+}
+
+// The timer interrupt's IRQ time is charged to the kernel's handler of each architecture: x86's
+// local APIC timer entry, the arm64 arch timer's physical-timer handler (a host kernel).
+TEST(Sched, the_timer_interrupt_has_its_architectures_handler_name) {
+    for (const auto& [machine, name] : std::vector<std::pair<std::string, std::string>>{
+             {"toy4", "sysvec_apic_timer_interrupt"}, {"toy4_arm", "arch_timer_handler_phys"}}) {
+        World w(machine);
+        w.sched->spawn("sleeper", 0, [&](Cpu& cpu, Thread&) -> sim::Task<> { co_await w.sched->msleep(cpu, 1); });
+        w.k->boot();
+        w.eng.run_until(10_ms);
+        EXPECT_EQ(w.sched->stats().timer_interrupts, 1u) << machine;
+        hw::CpuProfile& prof = w.plat->cpu(0).profile();
+        prof.settle(w.eng.now());
+        std::set<std::string> irq_labels;
+        for (uint32_t l = 0; l < prof.nr_labels(); ++l) {
+            if (prof.time(l, hw::Activity::irq) > Picos::zero()) irq_labels.insert(hw::profile_label_name(l));
+        }
+        EXPECT_EQ(irq_labels.count(name), 1U) << machine;
+        EXPECT_EQ(irq_labels.count(machine == "toy4" ? "arch_timer_handler_phys" : "sysvec_apic_timer_interrupt"), 0U)
+            << machine;
+    }
 }

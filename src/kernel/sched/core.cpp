@@ -16,9 +16,14 @@ Sched::Sched(Kernel& kernel)
       p_(kernel.platform()),
       rq_(p_.nr_cpus()),
       cpuidle_(p_.nr_cpus(), kernel.tick(), kernel.version() == Version{} || kernel.version() >= Version{6, 15}) {
+    // The tick's handler in profiles and traces: x86's local APIC timer entry, or the arm64 arch
+    // timer's handler of a host kernel (drivers/clocksource/arm_arch_timer.c: with EL2 there,
+    // arch_timer_select_ppi() picks the physical timer, whose PPI runs arch_timer_handler_phys).
+    const char* tick_name =
+        p_.spec().arch == hw::Arch::arm64 ? "arch_timer_handler_phys" : "sysvec_apic_timer_interrupt";
     for (CpuId c = 0; c < p_.nr_cpus(); ++c) {
         rq_[c].lock = &p_.memory().new_aligned_var(fmt::format("rq[{}].__lock", c), p_.topology().node_of(c));
-        p_.cpu(c).set_irq_handler(LOCAL_TIMER_VECTOR, "sysvec_apic_timer_interrupt",
+        p_.cpu(c).set_irq_handler(LOCAL_TIMER_VECTOR, tick_name,
                                   [this](Cpu& cpu, const sim::Interrupt&) { return local_timer_interrupt(cpu); });
     }
     k_.set_idle_task_hooks(this);

@@ -35,8 +35,14 @@ Smp::Smp(hw::Platform& platform, irqchip::Irqchip& ipi)
       cfd_open_line_(platform.nr_cpus(), nullptr),
       online_(CpuMask::all(platform.nr_cpus())) {
     const hw::Topology& topo = p_.topology();
-    label("sysvec_call_function_single");  // tags the handler labels set below
-    label("sysvec_call_function");
+    // The handler's name in profiles and traces: x86's two IDT entry points, or arm64's
+    // ipi_handler() (arch/arm64/kernel/smp.c: both sends raise IPI_CALL_FUNC, an SGI requested
+    // as a per-CPU IRQ since v5.10, and do_handle_IPI() runs the same queue).
+    const bool arm64 = p_.spec().arch == hw::Arch::arm64;
+    const char* single_name = arm64 ? "ipi_handler" : "sysvec_call_function_single";
+    const char* many_name = arm64 ? "ipi_handler" : "sysvec_call_function";
+    label(single_name);  // tags the handler labels set below
+    label(many_name);
     for (CpuId c = 0; c < p_.nr_cpus(); ++c) {
         PerCpu& pc = pcpu_[c];
         const uint32_t node = topo.node_of(c);
@@ -44,12 +50,12 @@ Smp::Smp(hw::Platform& platform, irqchip::Irqchip& ipi)
         pc.csd_data = new_csd(c, mem_.new_line(fmt::format("csd_data[{}]", c), node));
         pc.stack_csd = new_csd(c, mem_.new_line(fmt::format("stack_csd[{}]", c), node));
         pc.tif_flags = &mem_.new_aligned_var(fmt::format("idle_thread_info[{}].flags", c), node);
-        // sysvec_call_function{,_single}: both run generic_smp_call_function_interrupt().
+        // Both vectors run generic_smp_call_function_interrupt().
         auto handler = [this](Cpu& cpu, const sim::Interrupt&) -> sim::Task<> {
             co_await __flush_smp_call_function_queue(cpu);
         };
-        p_.cpu(c).set_irq_handler(CALL_FUNCTION_SINGLE_VECTOR, "sysvec_call_function_single", handler);
-        p_.cpu(c).set_irq_handler(CALL_FUNCTION_VECTOR, "sysvec_call_function", handler);
+        p_.cpu(c).set_irq_handler(CALL_FUNCTION_SINGLE_VECTOR, single_name, handler);
+        p_.cpu(c).set_irq_handler(CALL_FUNCTION_VECTOR, many_name, handler);
     }
 }
 
