@@ -35,6 +35,24 @@ std::set<std::string> untagged_labels(test::KernelWorld& w, const std::set<std::
     return out;
 }
 
+// CPU 0, inside the function labelled `caller`, makes a synchronous single call to CPU 1, then one to every
+// other CPU; the run ends when they are done.
+void run_cross_calls(test::KernelWorld& w, uint32_t caller) {
+    w.k->run_on(0, [&w, caller](Cpu& cpu) -> sim::Task<> {
+        auto scope = cpu.function(caller, hw::Activity::kernel);
+        kernel::SmpCallFunc func = [](Cpu& c) -> sim::Task<> {
+            co_await c.compute_cycles(kernel::costs::empty_function);
+        };
+        EXPECT_EQ(co_await w.k->smp().smp_call_function_single(cpu, 1, func, true), 0);
+        hw::CpuMask others = hw::CpuMask::all(w.plat->nr_cpus());
+        others.clear(0);
+        co_await w.k->smp().smp_call_function_many(cpu, others, func, true);
+        w.eng.stop();
+    });
+    w.k->boot();
+    w.eng.run();
+}
+
 }  // namespace
 
 TEST(LabelCategories, every_label_a_cross_call_charges_is_tagged_on_every_kind_of_interrupt_controller) {
@@ -42,20 +60,7 @@ TEST(LabelCategories, every_label_a_cross_call_charges_is_tagged_on_every_kind_o
         test::KernelWorld w(machine);
         const uint32_t caller = hw::profile_label("label_categories_test.caller");
         sim::Picos ipi_send_time;
-        w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
-            auto scope = cpu.function(caller, hw::Activity::kernel);
-            kernel::SmpCallFunc func = [](Cpu& c) -> sim::Task<> {
-                co_await c.compute_cycles(kernel::costs::empty_function);
-            };
-            const int err = co_await w.k->smp().smp_call_function_single(cpu, 1, func, true);
-            EXPECT_EQ(err, 0);
-            hw::CpuMask others = hw::CpuMask::all(w.plat->nr_cpus());
-            others.clear(0);
-            co_await w.k->smp().smp_call_function_many(cpu, others, func, true);
-            w.eng.stop();
-        });
-        w.k->boot();
-        w.eng.run();
+        run_cross_calls(w, caller);
         EXPECT_EQ(untagged_labels(w, {"(none)", "cpuidle", "label_categories_test.caller"}), std::set<std::string>{})
             << machine;
         const hw::CpuProfile& prof = w.plat->cpu(0).profile();
@@ -73,18 +78,7 @@ TEST(LabelCategories, the_call_function_handler_has_its_architectures_kernel_nam
     for (const auto& [machine, names] : std::vector<std::pair<const char*, std::set<std::string>>>{
              {"toy4", {"sysvec_call_function_single", "sysvec_call_function"}}, {"toy4_arm", {"ipi_handler"}}}) {
         test::KernelWorld w(machine);
-        w.k->run_on(0, [&](Cpu& cpu) -> sim::Task<> {
-            kernel::SmpCallFunc func = [](Cpu& c) -> sim::Task<> {
-                co_await c.compute_cycles(kernel::costs::empty_function);
-            };
-            EXPECT_EQ(co_await w.k->smp().smp_call_function_single(cpu, 1, func, true), 0);
-            hw::CpuMask others = hw::CpuMask::all(w.plat->nr_cpus());
-            others.clear(0);
-            co_await w.k->smp().smp_call_function_many(cpu, others, func, true);
-            w.eng.stop();
-        });
-        w.k->boot();
-        w.eng.run();
+        run_cross_calls(w, hw::profile_label("label_categories_test.caller"));
         hw::CpuProfile& prof = w.plat->cpu(1).profile();
         prof.settle(w.eng.now());
         std::set<std::string> irq_labels;
