@@ -35,8 +35,8 @@ std::set<std::string> untagged_labels(test::KernelWorld& w, const std::set<std::
     return out;
 }
 
-// CPU 0, inside the function labelled `caller`, makes a synchronous single call to CPU 1, then one to every
-// other CPU; the run ends when they are done.
+// CPU 0, inside the function labelled `caller`, makes a synchronous single call to CPU 1, then
+// one to every other CPU; the run ends when they are done.
 void run_cross_calls(test::KernelWorld& w, uint32_t caller) {
     w.k->run_on(0, [&w, caller](Cpu& cpu) -> sim::Task<> {
         auto scope = cpu.function(caller, hw::Activity::kernel);
