@@ -238,7 +238,7 @@ std::string render_html_report(const std::filesystem::path& results_root) {
 }
 
 std::filesystem::path write_html_report(const std::filesystem::path& results_root) {
-    const std::filesystem::path file = results_root / "index.html";
+    std::filesystem::path file = results_root / "index.html";
     write_text_file(file, render_html_report(results_root));
     return file;
 }
