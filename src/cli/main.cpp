@@ -273,7 +273,10 @@ int main(int argc, char** argv) {
     sens->add_option("--set", sens_args.overrides, "override a value: key=value (a set machine cost is not screened)")
         ->allow_extra_args(false);
     sens->add_option("--jobs,-j", sens_args.jobs, "threads running points (default: one per CPU)")->check(at_least_one);
-    sens->add_option("--top", sens_args.top, "costs shown per metric")->capture_default_str()->check(at_least_one);
+    sens->add_option("--top", sens_args.top,
+                     "costs per metric in the printed table (the tornado plots show at least 10)")
+        ->capture_default_str()
+        ->check(at_least_one);
     sens->add_option("--out", sens_args.out_dir, "output directory (default: results/<experiment>/sensitivity)");
     sens->add_flag("-q,--quiet", sens_args.quiet, "no notes on stderr");
     sens->callback([&] { command = [&] { return cli::sensitivity_command(sens_args, dirs); }; });
