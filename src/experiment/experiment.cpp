@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "check/progress.h"
 #include "config/names.h"
@@ -161,14 +162,13 @@ private:
         }
         // Each value is one point: a repeated one would run the same point twice, as two rows
         // the shape table and `ipisim compare` cannot tell apart (a typo, most likely).
+        std::map<std::string, size_t> first_index;  // a value's text -> where it first appears
         for (size_t i = 0; i < arr->size(); ++i) {
-            const std::string text = config::value_text(*arr->get(i));
-            for (size_t j = 0; j < i; ++j) {
-                if (config::value_text(*arr->get(j)) == text) {
-                    t.fail_at(
-                        *arr->get(i), fmt::format("{}[{}]", t.dotted(key), i),
-                        fmt::format("{} repeats {}[{}]: each value of a sweep is one point", text, t.dotted(key), j));
-                }
+            const auto [at, fresh] = first_index.emplace(config::value_text(*arr->get(i)), i);
+            if (!fresh) {
+                t.fail_at(*arr->get(i), fmt::format("{}[{}]", t.dotted(key), i),
+                          fmt::format("{} repeats {}[{}]: each value of a sweep is one point", at->first, t.dotted(key),
+                                      at->second));
             }
         }
         t.mark_used(key);

@@ -240,8 +240,8 @@ def experiment_cases():
     exp("E44", "sweep of 5 x 8192 values (2^65 points)",
         edit(EXP, "sender = [0, 1]", "\n".join(f"kernel.x{i} = [{', '.join(['0'] * 8192)}]" for i in range(5))))
     exp("E45", "sweep of 2 x 65536 values (2^32 points)",
-        edit(EXP, "sender = [0, 1]", "sender = [" + ", ".join(["0"] * 65536) + "]\nrounds = [" +
-             ", ".join(["1"] * 65536) + "]"))
+        edit(EXP, "sender = [0, 1]", "sender = [" + ", ".join(str(i) for i in range(65536)) + "]\nrounds = [" +
+             ", ".join(str(i) for i in range(1, 65537)) + "]"))
     exp("E46", "kernel.version missing", edit(EXP, 'version = "6.13"\n', ""))
     exp("E47", "kernel.version garbage", edit(EXP, '"6.13"', '"six"'), key="kernel.version")
     exp("E48", "kernel.version 99.0, newer than any kernel the model knows", edit(EXP, '"6.13"', '"99.0"'),
