@@ -98,7 +98,8 @@ std::string expand(const std::string& tmpl, const ResultRow& row) {
             out += cell_text(row.metrics[key]);
             if (row.metrics_interval.contains(key)) {
                 const auto& iv = row.metrics_interval[key];
-                out += fmt::format(" [{}, {}]", cell_text(iv[0]), cell_text(iv[1]));
+                out += fmt::format(" [{}, {}]{}", cell_text(iv[0]), cell_text(iv[1]),
+                                   nominal_outside_interval(key, row) ? "*" : "");
             }
         } else {
             out += "{" + key + "?}";
@@ -130,7 +131,8 @@ std::string pivot(const SeedShape& s, const ExperimentResults& results, const Pu
                 cell = number(s, pred);
                 if (r.metrics_interval.contains(s.value)) {
                     const auto& iv = r.metrics_interval[s.value];
-                    cell += fmt::format(" [{}, {}]", number(s, iv[0].get<double>()), number(s, iv[1].get<double>()));
+                    cell += fmt::format(" [{}, {}]{}", number(s, iv[0].get<double>()), number(s, iv[1].get<double>()),
+                                        nominal_outside_interval(s.value, r) ? "*" : "");
                 }
                 const PublishedRow* p = find_published(published, r);
                 if (p != nullptr && p->metrics.contains(s.value)) {

@@ -139,6 +139,16 @@ std::string uncertainty_note(const ExperimentResults& results) {
         "uncertainty: [lo, hi] is the {} interval and median that of {} machines{} sampled ({}) over "
         "{} ranged costs (docs/uncertainty.md)\n",
         u.value("interval", ""), feasible, refused, u.value("method", ""), u.contains("costs") ? u["costs"].size() : 0);
+    bool outside = false;
+    for (const ResultRow& row : results.rows) {
+        for (const auto& [metric, iv] : row.metrics_interval.items())
+            outside = outside || nominal_outside_interval(metric, row);
+    }
+    if (outside) {
+        out +=
+            "uncertainty: * the nominal value lies outside its interval: most sampled machines are slower (or "
+            "faster) than the nominal one, as when the costs' ranges are not centred on their nominal values\n";
+    }
     // Sampled machines whose run the checker's monitors failed: their metrics are in the
     // intervals, but a deadlocked machine is not a slow one (results.json "uncertainty").
     if (u.contains("violations")) {

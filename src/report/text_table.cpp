@@ -87,10 +87,20 @@ std::string metric_text(std::string_view metric, const nlohmann::ordered_json& v
     return is_share(metric) ? percent_text(v) : number_text(v);
 }
 
+bool nominal_outside_interval(std::string_view metric, const ResultRow& row) {
+    const auto it = row.metrics_interval.find(std::string(metric));
+    if (it == row.metrics_interval.end() || !it->is_array() || it->size() != 2) return false;
+    const auto v = row.metrics.find(std::string(metric));
+    if (v == row.metrics.end() || !v->is_number() || !(*it)[0].is_number() || !(*it)[1].is_number()) return false;
+    const double x = v->get<double>();
+    return x < (*it)[0].get<double>() || x > (*it)[1].get<double>();
+}
+
 std::string interval_text(std::string_view metric, const ResultRow& row) {
     const auto it = row.metrics_interval.find(std::string(metric));
     if (it == row.metrics_interval.end() || !it->is_array() || it->size() != 2) return "";
-    return fmt::format(" [{}, {}]", metric_text(metric, (*it)[0]), metric_text(metric, (*it)[1]));
+    return fmt::format(" [{}, {}]{}", metric_text(metric, (*it)[0]), metric_text(metric, (*it)[1]),
+                       nominal_outside_interval(metric, row) ? "*" : "");
 }
 
 std::string cell_text(const nlohmann::ordered_json& value) {

@@ -37,7 +37,10 @@ bool is_share(std::string_view metric);
 // A metric's value as a table cell: shares as percentages, other numbers as number_text,
 // anything else as cell_text.
 std::string metric_text(std::string_view metric, const nlohmann::ordered_json& value);
-// " [lo, hi]" from the row's metrics_interval for the metric (metric_text), "" if it has none.
+// " [lo, hi]" from the row's metrics_interval for the metric (metric_text), "" if it has none;
+// " [lo, hi]*" when the row's (nominal) value lies outside it.
 std::string interval_text(std::string_view metric, const ResultRow& row);
+// The row's value of the metric lies outside its metrics_interval (false without one).
+bool nominal_outside_interval(std::string_view metric, const ResultRow& row);
 
 }  // namespace ipisim::report

@@ -101,3 +101,22 @@ TEST(Summary, latency_tables_on_request_give_count_and_quantiles_in_ns) {
 }
 
 }  // namespace
+
+// With --uncertainty, a nominal prediction outside its own 5-95% interval is starred and a note
+// says what that means; one inside is not.
+TEST(Summary, a_nominal_value_outside_its_interval_is_starred_with_a_note) {
+    ExperimentResults r = results();
+    r.uncertainty = {{"samples", 4}, {"interval", "5-95%"}, {"method", "latin hypercube"}};
+    r.rows[0].metrics_interval["loops_per_sec"] = {170000.0, 180000.0};  // 175k inside
+    r.rows[1].metrics_interval["loops_per_sec"] = {1.1e6, 1.2e6};        // 1.05M below it
+    SummaryOptions o;
+    o.metrics = {"loops_per_sec"};
+    const std::string out = render_summary(r, published(), o);
+    EXPECT_NE(out.find("175k [170k, 180k]\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("1.05M [1.1M, 1.2M]* "), std::string::npos) << out;
+    EXPECT_NE(out.find("uncertainty: * the nominal value lies outside its interval"), std::string::npos) << out;
+    r.rows[1].metrics_interval["loops_per_sec"] = {1.0e6, 1.2e6};  // now inside: no star, no note
+    const std::string inside = render_summary(r, published(), o);
+    EXPECT_EQ(inside.find("]*"), std::string::npos) << inside;
+    EXPECT_EQ(inside.find("uncertainty: *"), std::string::npos) << inside;
+}
