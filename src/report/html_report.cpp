@@ -36,6 +36,7 @@ table.meta th { width: 110px; background: none; color: #64748b; font-weight: 500
 table.seed td { font-size: 14px; padding: 5px 14px; }
 .pred { font-weight: 600; }
 .pub { color: #64748b; }
+.iv { color: #64748b; font-size: 12px; }
 .pub::before { content: "("; } .pub::after { content: ")"; }
 .err { display: inline-block; min-width: 52px; text-align: right; padding: 0 4px; border-radius: 3px; font-size: 12px; }
 .err.good { background: #dcfce7; color: #166534; }

@@ -81,6 +81,25 @@ std::map<std::string, const char*> profile_colours(const ExperimentResults& r) {
     return out;
 }
 
+// Under a table of predictions with --uncertainty intervals: what [lo, hi] and * mean. `only`:
+// the one metric the table shows (empty: all of them).
+std::string interval_note(const ExperimentResults& results, const std::string& only = "") {
+    bool any = false, outside = false;
+    for (const ResultRow& row : results.rows) {
+        for (const auto& [metric, iv] : row.metrics_interval.items()) {
+            if (!only.empty() && metric != only) continue;
+            any = true;
+            outside = outside || nominal_outside_interval(metric, row);
+        }
+    }
+    if (!any) return "";
+    return std::string(
+               "<p class=\"note\">[lo, hi]: the 5&ndash;95% interval of the prediction over the sampled "
+               "machines (<code>--uncertainty</code>)") +
+           (outside ? "; * the nominal value lies outside it (most sampled machines are slower or faster)" : "") +
+           "</p>\n";
+}
+
 }  // namespace
 
 const char* error_class(double relative_error) {
@@ -140,6 +159,12 @@ std::string html_seed_table(const ExperimentResults& results) {
                 }
                 const double pred = r.metrics[shape.value].get<double>();
                 cell = "<span class=\"pred\">" + html_escape(seed_number(shape, pred)) + "</span>";
+                const auto iv = r.metrics_interval.find(shape.value);
+                if (iv != r.metrics_interval.end() && iv->is_array() && iv->size() == 2) {
+                    cell += " <span class=\"iv\">[" + html_escape(seed_number(shape, (*iv)[0].get<double>())) + ", " +
+                            html_escape(seed_number(shape, (*iv)[1].get<double>())) + "]" +
+                            (nominal_outside_interval(shape.value, r) ? "*" : "") + "</span>";
+                }
                 if (r.published.contains(shape.value)) {
                     const double pub = r.published[shape.value].get<double>();
                     cell += " <span class=\"pub\">" + html_escape(seed_number(shape, pub)) + "</span> " +
@@ -155,7 +180,7 @@ std::string html_seed_table(const ExperimentResults& results) {
         out += "<p class=\"note\">predicted <span class=\"pub\">published</span> error; published: " +
                html_escape(results.published_source) + "</p>\n";
     }
-    return out;
+    return out + interval_note(results, shape.value);
 }
 
 std::string html_points_table(const ExperimentResults& results) {
@@ -178,7 +203,7 @@ std::string html_points_table(const ExperimentResults& results) {
         for (const auto& k : results.swept) out += td(param_cell(row, k), "key");
         for (const auto& m : metrics) {
             const auto v = row.metrics.value(m, nlohmann::ordered_json());
-            out += td(html_escape(metric_text(m, v)), "num");
+            out += td(html_escape(metric_text(m, v) + interval_text(m, row)), "num");
             if (!contains(with_pub, m)) continue;
             const auto p = row.published.value(m, nlohmann::ordered_json());
             out += td(html_escape(metric_text(m, p)), "num");
@@ -186,7 +211,7 @@ std::string html_points_table(const ExperimentResults& results) {
         }
         out += "</tr>\n";
     }
-    return out + "</tbody></table></div>\n";
+    return out + "</tbody></table></div>\n" + interval_note(results);
 }
 
 std::string html_profile_table(const ExperimentResults& results) {

@@ -125,6 +125,32 @@ TEST(HtmlReport, a_results_folder_given_as_the_root_is_reported_as_its_one_exper
     std::filesystem::remove_all(empty);
 }
 
+TEST(HtmlReport, uncertainty_intervals_are_shown_beside_the_predictions_and_explained) {
+    const auto root = scratch("intervals");
+    ExperimentResults r;
+    r.experiment = "iv_exp";
+    r.swept = {"threads", "flush"};
+    r.report = {{"kind", "pivot"},          {"rows", "threads"}, {"columns", "flush"},
+                {"value", "loops_per_sec"}, {"scale", 1000.0},   {"suffix", "k"}};
+    for (int t : {1, 4}) {
+        ResultRow row;
+        row.params["threads"] = t;
+        row.params["flush"] = "ipi";
+        row.metrics["loops_per_sec"] = 100000.0 * t;
+        row.metrics_interval["loops_per_sec"] =
+            t == 1 ? nlohmann::ordered_json{90000.0, 110000.0} : nlohmann::ordered_json{410000.0, 480000.0};
+        r.rows.push_back(row);
+    }
+    write_text_file(root / "iv_exp" / "results.json", results_json(r).dump(2));
+    const std::string html = render_html_report(root);
+    EXPECT_NE(html.find("<span class=\"iv\">[90k, 110k]</span>"), std::string::npos) << html;
+    EXPECT_NE(html.find("<span class=\"iv\">[410k, 480k]*</span>"), std::string::npos) << html;  // 400k below it
+    EXPECT_NE(html.find(">400k [410k, 480k]*<"), std::string::npos) << html;                     // every point
+    EXPECT_NE(html.find("[lo, hi]: the 5&ndash;95% interval"), std::string::npos);
+    EXPECT_NE(html.find("* the nominal value lies outside it"), std::string::npos);
+    std::filesystem::remove_all(root);
+}
+
 std::string chromium() {
     for (const char* name : {"chromium", "chromium-browser"}) {
         for (const char* dir : {"/usr/bin", "/usr/local/bin", "/snap/bin"}) {
