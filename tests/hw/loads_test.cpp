@@ -15,7 +15,7 @@
 #include "hw/machine.h"
 #include "sim/engine.h"
 #include "sim/process.h"
-#include "support/test_machine.h"
+#include "support/memory_rig.h"
 
 namespace ipisim::hw {
 namespace {
@@ -24,18 +24,10 @@ using namespace sim::literals;
 using sim::Picos;
 using sim::Proc;
 
-struct Rig {
+// v0, v1, v2 = 10, 11, 12; lines unprimed.
+struct Rig : test::MemoryRig {
     explicit Rig(uint32_t store_buffer = 0)
-        : m(test::load_test_machine("toy4", {fmt::format("coherence.store_buffer={}", store_buffer)})),
-          mem(eng, m.topology, m.coherence) {
-        for (size_t i = 0; i < 3; ++i) vars.push_back(&mem.new_aligned_var(fmt::format("v{}", i), 0, 10 + i));
-    }
-    SimVar& v(size_t i) { return *vars[i]; }
-
-    MachineSpec m;
-    sim::Engine eng;
-    Memory mem;
-    std::vector<SimVar*> vars;
+        : MemoryRig({fmt::format("coherence.store_buffer={}", store_buffer)}, counting(10, 3)) {}
 };
 
 TEST(Loads, a_hit_and_a_miss_together_take_the_miss_and_one_by_one_the_sum) {

@@ -12,7 +12,7 @@
 
 #include "hw/machine.h"
 #include "sim/engine.h"
-#include "support/test_machine.h"
+#include "support/memory_rig.h"
 
 namespace ipisim::hw {
 namespace {
@@ -21,15 +21,11 @@ using namespace sim::literals;
 using sim::Picos;
 using sim::Proc;
 
-struct Rig {
+// v_i = 10 + i; CPU 1 wrote them last.
+struct Rig : test::MemoryRig {
     explicit Rig(uint32_t fill_buffers, size_t nr_vars = 3)
-        : m(test::load_test_machine("toy4", {fmt::format("coherence.fill_buffers={}", fill_buffers)})),
-          mem(eng, m.topology, m.coherence) {
-        for (size_t i = 0; i < nr_vars; ++i) {
-            SimVar& v = mem.new_aligned_var(fmt::format("v{}", i), 0, 10 + vars.size());
-            v.line().prime(1);  // CPU 1 wrote them last
-            vars.push_back(&v);
-        }
+        : MemoryRig({fmt::format("coherence.fill_buffers={}", fill_buffers)}, counting(10, nr_vars)) {
+        prime_all(1);
     }
     // CPU 0 loads v0, v1, v2 in program order through a ReadAhead; returns the values.
     Proc walk(std::vector<uint64_t>& got, std::vector<Picos>& at) {
@@ -60,10 +56,6 @@ struct Rig {
         }
     }
 
-    MachineSpec m;
-    sim::Engine eng;
-    Memory mem;
-    std::vector<SimVar*> vars;
     Bimodal predictor;
 };
 

@@ -13,7 +13,7 @@
 #include "hw/machine.h"
 #include "sim/engine.h"
 #include "sim/signal.h"
-#include "support/test_machine.h"
+#include "support/memory_rig.h"
 
 namespace ipisim::hw {
 namespace {
@@ -22,23 +22,14 @@ using namespace sim::literals;
 using sim::Picos;
 using sim::Proc;
 
-struct Rig {
+// v0, v1, v2 = 0; CPU 1 wrote them last.
+struct Rig : test::MemoryRig {
     explicit Rig(uint32_t entries, uint32_t fill_buffers = 1)
-        : m(test::load_test_machine("toy4", {fmt::format("coherence.store_buffer={}", entries),
-                                             fmt::format("coherence.fill_buffers={}", fill_buffers)})),
-          mem(eng, m.topology, m.coherence) {
-        for (size_t i = 0; i < 3; ++i) {
-            SimVar& v = mem.new_aligned_var(fmt::format("v{}", i), 0, 0);
-            v.line().prime(1);  // CPU 1 wrote them last
-            vars.push_back(&v);
-        }
+        : MemoryRig({fmt::format("coherence.store_buffer={}", entries),
+                     fmt::format("coherence.fill_buffers={}", fill_buffers)},
+                    {0, 0, 0}) {
+        prime_all(1);
     }
-    SimVar& v(size_t i) { return *vars[i]; }
-
-    MachineSpec m;
-    sim::Engine eng;
-    Memory mem;
-    std::vector<SimVar*> vars;
 };
 
 TEST(StoreBuffer, a_store_lets_the_cpu_go_on_and_becomes_visible_a_transfer_after_it_leaves) {

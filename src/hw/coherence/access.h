@@ -38,6 +38,28 @@ IPISIM_INLINE bool access_wait_ends_at_once(sim::Engine& eng, sim::Picos wait, b
     return false;
 }
 
+// A load by `cpu` of `v` taken now: the newest value this CPU's store buffer holds for it (in
+// C.l1_hit), else the value after every access reserved on the line so far, its read reserved
+// there (coherence_protocol.h). `sb`: nullptr when the machine has none.
+struct LoadTaken {
+    uint64_t value = 0;
+    sim::Picos wait;
+    bool hit = false;
+};
+IPISIM_INLINE LoadTaken take_load(CoherenceProtocol& protocol, StoreBuffers* sb, CpuId cpu, const SimVar& v) {
+    LoadTaken t;
+    if (sb != nullptr && sb->forward(cpu, v, t.value)) {
+        t.wait = protocol.spec().l1_hit;  // forwarded from the buffer
+        t.hit = true;
+        return t;
+    }
+    const CoherenceProtocol::Reservation r = protocol.reserve_read(cpu, v.line());
+    t.value = v.peek();
+    t.wait = r.wait;
+    t.hit = r.hit;
+    return t;
+}
+
 // The byte mask of a store of the whole variable.
 inline constexpr uint64_t kWholeWord = ~uint64_t{0};
 
@@ -51,17 +73,17 @@ public:
         : eng_(eng), protocol_(protocol), sb_(sb), v_(v), a_(a), b_(b), cpu_(cpu), op_(op) {}
 
     IPISIM_INLINE bool await_ready() {
-        bool hit = false;
+        if (op_ == AccessOp::load) {
+            const LoadTaken t = take_load(protocol_, sb_, cpu_, v_);
+            old_ = t.value;
+            wait_ = t.wait;
+            return access_wait_ends_at_once(eng_, wait_, t.hit, proc_, masked_);
+        }
         if (sb_ != nullptr) {
             // This CPU has a store buffer (store_buffer.h).
             if (op_ == AccessOp::store) {
                 if (sb_->try_push_store(cpu_, v_, a_, b_, also_)) return true;  // buffered: the CPU goes on
                 queued_ = Queued::full_store;
-            } else if (op_ == AccessOp::load) {
-                if (sb_->forward(cpu_, v_, old_)) {
-                    wait_ = protocol_.spec().l1_hit;  // forwarded from the buffer
-                    hit = true;
-                }
             } else if (!sb_->empty(cpu_)) {
                 queued_ = Queued::rmw;  // a locked RMW waits for the older stores
             }
@@ -72,7 +94,7 @@ public:
                 return false;
             }
         }
-        if (!hit) hit = reserve();
+        const bool hit = reserve();
         return access_wait_ends_at_once(eng_, wait_, hit, proc_, masked_);
     }
     IPISIM_INLINE void await_suspend(std::coroutine_handle<>) {
@@ -116,13 +138,13 @@ protected:
 private:
     enum class Queued : uint8_t { none, full_store, rmw };
 
-    // Reserves the access on the line and applies it (sets wait_ and old_); true for a hit.
+    // Reserves the write (a store or an RMW; a load is take_load's) on the line and applies it
+    // (sets wait_ and old_); true for a hit.
     IPISIM_INLINE bool reserve() {
-        const CoherenceProtocol::Reservation r =
-            op_ == AccessOp::load ? protocol_.reserve_read(cpu_, v_.line()) : protocol_.reserve_write(cpu_, v_.line());
+        const CoherenceProtocol::Reservation r = protocol_.reserve_write(cpu_, v_.line());
         wait_ = r.wait;
         old_ = v_.value_;
-        if (op_ != AccessOp::load) v_.value_ = apply(old_);
+        v_.value_ = apply(old_);
         return r.hit;
     }
 

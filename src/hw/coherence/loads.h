@@ -43,19 +43,10 @@ public:
         for (size_t i = 0; i < N; ++i) {
             SimVar* v = vars_[i];
             if (v == nullptr) continue;
-            sim::Picos wait;
-            bool hit = false;
-            if (sb_ != nullptr && sb_->forward(cpu_, *v, values_[i])) {
-                wait = protocol_.spec().l1_hit;  // forwarded from the store buffer
-                hit = true;
-            } else {
-                const CoherenceProtocol::Reservation r = protocol_.reserve_read(cpu_, v->line());
-                values_[i] = v->peek();  // after every access reserved so far, as a load reads
-                wait = r.wait;
-                hit = r.hit;
-            }
-            wait_ = std::max(wait_, wait);
-            all_hits = all_hits && hit;
+            const LoadTaken t = take_load(protocol_, sb_, cpu_, *v);  // as a load awaited alone now
+            values_[i] = t.value;
+            wait_ = std::max(wait_, t.wait);
+            all_hits = all_hits && t.hit;
         }
         return access_wait_ends_at_once(eng_, wait_, all_hits, proc_, masked_);
     }
