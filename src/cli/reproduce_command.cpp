@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <filesystem>
+#include <set>
 
 #include "config/error.h"
 #include "experiment/interrupt.h"
@@ -76,6 +77,30 @@ std::vector<experiment::PreparedExperiment> prepare_selected(const ReproduceArgs
     return out;
 }
 
+// reproduce writes a folder per experiment under --out and, after each experiment, the HTML
+// report over every results folder there: a folder it would not write but cannot read is an
+// error now, before any work, not after the first experiment (which stopped the run there).
+void check_out_dir(const std::string& out_dir, const std::vector<experiment::PreparedExperiment>& prepared) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(std::filesystem::path(out_dir) / "results.json", ec)) {
+        throw config::ConfigError(
+            "--out", 0, out_dir,
+            "holds the results of one experiment (results.json): reproduce writes a folder per experiment under "
+            "--out and a report over them; choose another --out");
+    }
+    std::set<std::string> written;
+    for (const experiment::PreparedExperiment& p : prepared) written.insert(p.experiment.name());
+    try {
+        report::check_html_report_folders(out_dir, written);
+    } catch (const config::ConfigError& e) {
+        throw config::ConfigError(
+            e.file(), e.line(), e.key(),
+            fmt::format("{} (reproduce writes {}/index.html over every results folder in {}: move that folder "
+                        "away, or choose another --out)",
+                        e.problem(), out_dir, out_dir));
+    }
+}
+
 }  // namespace
 
 int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
@@ -85,6 +110,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     check_output_args(output);
     check_uncertainty_args(output, args.resume, false);
     std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
+    check_out_dir(args.out_dir, prepared);
     if (!output.trace.empty()) std::filesystem::create_directories(output.trace);
     struct Done {
         std::string name;

@@ -78,11 +78,29 @@ struct Folder {
     ExperimentResults results;
 };
 
-// The experiment folders under `root`; `root` itself when it is one (the --out of `ipisim run`).
+// Whether `root` is itself an experiment folder (the --out of `ipisim run`).
+bool is_experiment_folder(const std::filesystem::path& root) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(root / "results.json", ec);
+}
+
+// The experiment folders (NAME/results.json) under `root`, in name order.
+std::vector<std::filesystem::path> child_experiment_folders(const std::filesystem::path& root) {
+    std::vector<std::filesystem::path> dirs;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
+        if (e.is_directory(ec) && std::filesystem::is_regular_file(e.path() / "results.json", ec)) {
+            dirs.push_back(e.path());
+        }
+    }
+    std::sort(dirs.begin(), dirs.end());
+    return dirs;
+}
+
+// The experiment folders under `root`; `root` itself when it is one.
 std::vector<Folder> experiment_folders(const std::filesystem::path& root) {
     std::vector<Folder> out;
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(root / "results.json", ec)) {
+    if (is_experiment_folder(root)) {
         ExperimentResults r = read_results_json(root / "results.json");
         std::string name = r.experiment;
         if (name.empty()) {
@@ -93,14 +111,9 @@ std::vector<Folder> experiment_folders(const std::filesystem::path& root) {
         out.push_back({std::move(name), root, std::move(r)});
         return out;
     }
-    std::vector<std::filesystem::path> dirs;
-    for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
-        if (e.is_directory(ec) && std::filesystem::is_regular_file(e.path() / "results.json", ec)) {
-            dirs.push_back(e.path());
-        }
+    for (const auto& d : child_experiment_folders(root)) {
+        out.push_back({d.filename().string(), d, read_results_json(d / "results.json")});
     }
-    std::sort(dirs.begin(), dirs.end());
-    for (const auto& d : dirs) out.push_back({d.filename().string(), d, read_results_json(d / "results.json")});
     return out;
 }
 
@@ -236,6 +249,16 @@ std::string render_html_report(const std::filesystem::path& results_root) {
         for (const Folder& f : folders) out += section(f);
     }
     return out + "</main>\n</body>\n</html>\n";
+}
+
+void check_html_report_folders(const std::filesystem::path& results_root, const std::set<std::string>& replaced) {
+    if (is_experiment_folder(results_root)) {
+        read_results_json(results_root / "results.json");
+        return;
+    }
+    for (const auto& d : child_experiment_folders(results_root)) {
+        if (replaced.count(d.filename().string()) == 0) read_results_json(d / "results.json");
+    }
 }
 
 std::filesystem::path write_html_report(const std::filesystem::path& results_root) {

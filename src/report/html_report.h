@@ -11,6 +11,7 @@
 #pragma once
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 namespace ipisim::report {
@@ -19,6 +20,12 @@ namespace ipisim::report {
 // `results_root` alone when it is one (the --out of `ipisim run`). A folder whose results.json
 // is broken is a config::ConfigError; a root without any gives a page saying so.
 std::string render_html_report(const std::filesystem::path& results_root);
+
+// Reads the results.json of every experiment folder the page over `results_root` would show,
+// except the folders named in `replaced` (those the caller is about to write), and throws the
+// config::ConfigError of the first broken one: `ipisim reproduce` writes the page after each
+// experiment, so it checks the folders it did not write before it starts any work.
+void check_html_report_folders(const std::filesystem::path& results_root, const std::set<std::string>& replaced);
 
 // Writes results_root/index.html; returns its path.
 std::filesystem::path write_html_report(const std::filesystem::path& results_root);
