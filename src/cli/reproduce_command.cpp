@@ -107,11 +107,11 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     experiment::catch_interrupts();
     OutputArgs output = args.output;
     output.short_trace_window = true;
+    output.trace_is_folder = true;
     check_output_args(output);
     check_uncertainty_args(output, args.resume, false);
     std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
     check_out_dir(args.out_dir, prepared);
-    if (!output.trace.empty()) std::filesystem::create_directories(output.trace);
     struct Done {
         std::string name;
         size_t rows;

@@ -25,12 +25,14 @@ struct OutputArgs {
     std::string trace_window;           // "2ms..2.2ms"; empty: the whole run, or with short_trace_window
                                         // the traced point's first 200 us after its warm-up
     bool short_trace_window = false;    // reproduce: a short default window (whole runs are huge)
+    bool trace_is_folder = false;       // reproduce: --trace names a folder
     std::optional<size_t> trace_point;  // the traced point; default: the experiment's last
     size_t uncertainty = 0;             // --uncertainty N: sampled machines per point; 0: none
 };
 
-// --format must be "text" or "json", --trace-window needs --trace: config::ConfigError
-// naming the flag otherwise. Checked before anything is loaded.
+// --format must be "text" or "json", --trace-window needs --trace, and the trace must be
+// writable where --trace says (its folder is created): config::ConfigError naming the flag
+// otherwise. Checked before anything is loaded.
 void check_output_args(const OutputArgs& args);
 
 // The session run of one experiment into out_dir: the summary's metrics and latency tables,

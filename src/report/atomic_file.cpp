@@ -74,4 +74,22 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     sync_directory(dir);
 }
 
+std::string file_write_problem(const std::filesystem::path& path) {
+    const std::filesystem::path dir = path.parent_path();
+    std::error_code ec;
+    if (!dir.empty()) {
+        std::filesystem::create_directories(dir, ec);
+        if (ec) return fmt::format("cannot create its directory {}: {}", dir.string(), ec.message());
+    }
+    if (std::filesystem::is_directory(path, ec)) return "is a directory";
+    const std::filesystem::path tmp = temporary_beside(path);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        return fmt::format("cannot create a file in {}: {}", dir.empty() ? "." : dir.string(), std::strerror(errno));
+    }
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return "";
+}
+
 }  // namespace ipisim::report

@@ -13,4 +13,9 @@ namespace ipisim::report {
 // and the system's reason on failure (the temporary file is removed).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
+// Why write_file_atomically(path, ...) would fail, as far as the file system says now, or "":
+// path's directory cannot be created, no file can be made in it, or path is a directory. Leaves
+// the directory created and nothing else. For output named by a flag, checked before any work.
+std::string file_write_problem(const std::filesystem::path& path);
+
 }  // namespace ipisim::report

@@ -38,3 +38,15 @@ expect_error("${WORK}/loop: --machines: cannot be read: Too many levels of symbo
 
 expect_error("--set: params.cpus: the value must be on one line"
              "run '${good}' --out '${WORK}/o' --set 'params.cpus=2\n[experiment]\nx = 1'")
+
+# --trace where no trace can be written: refused before any point runs (it used to fail after
+# the points before the traced one had run, exit 1, leaving an incomplete results folder).
+expect_error("--trace: ${WORK}/a_file/t.json: cannot create its directory ${WORK}/a_file: Not a directory"
+             "run '${good}' --out '${WORK}/tr' --trace '${WORK}/a_file/t.json'")
+file(MAKE_DIRECTORY ${WORK}/a_dir)
+expect_error("--trace: ${WORK}/a_dir: is a directory" "run '${good}' --out '${WORK}/tr' --trace '${WORK}/a_dir'")
+expect_error("--trace: ${WORK}/a_file: cannot create its directory ${WORK}/a_file: Not a directory"
+             "reproduce --only seed002_gic_barrier --out '${WORK}/tr' --trace '${WORK}/a_file'")
+if(EXISTS ${WORK}/tr)
+  message(FATAL_ERROR "a run refused for its --trace created its output folder")
+endif()
