@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/console.h"
+#include "cli/output_paths.h"
 #include "config/error.h"
 #include "experiment/calibrate.h"
 #include "experiment/parallel.h"
@@ -52,6 +53,7 @@ int calibrate_command(const CalibrateArgs& args, const DataDirs& dirs) {
         experiment::prepare_calibration(machine, targets, params, dirs.experiments);
     const std::string out =
         args.out.empty() ? std::filesystem::path(machine).stem().string() + "_calibrated.toml" : args.out;
+    check_output_file("--out", out);
     Console console(ConsoleOptions{args.quiet, ProgressMode::never});
     experiment::CalibrateOptions options;
     options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();

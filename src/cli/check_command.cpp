@@ -17,6 +17,7 @@
 #include "config/suggest.h"
 #include "hw/machine.h"
 #include "kernel/tlbflush/tlb_flush_protocol.h"
+#include "report/atomic_file.h"
 #include "sim/registry.h"
 
 namespace ipisim::cli {
@@ -123,6 +124,10 @@ int check_command(const CheckArgs& given, const DataDirs& dirs) {
     if (args.store_buffer >= 0) spec.machine.coherence.store_buffer = static_cast<uint32_t>(args.store_buffer);
     if (const std::string why = kernel::tlb_flush_protocol_check(args.protocol, spec.machine); !why.empty()) {
         return bad_input("ipisim check: --protocol: " + why);
+    }
+    // A violation's log and replay file go to --out: a place they cannot go is found now.
+    if (const std::string why = report::folder_write_problem(args.out_dir); !why.empty()) {
+        return bad_input(fmt::format("ipisim check: --out: {}: {}", args.out_dir, why));
     }
     spec.protocol = args.protocol;
     spec.ops_per_cpu = args.ops;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "cli/output_paths.h"
 #include "hw/cpumask.h"
 #include "hw/hwloc_import.h"
 #include "hw/intc/intc_type.h"
@@ -169,6 +170,7 @@ std::string schema_text(const config::SchemaInfo& info) {
 }  // namespace
 
 int machine_import_command(const std::string& xml_path, const std::string& out_path) {
+    if (!out_path.empty()) check_output_file("--output", out_path);
     const std::string toml_text = hw::import_hwloc_xml(xml_path);
     if (out_path.empty()) {
         fmt::print("{}", toml_text);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/data_dirs.h"
+#include "cli/output_paths.h"
 #include "cli/probe_fit.h"
 #include "config/error.h"
 #include "probe/host_file.h"
@@ -23,10 +24,7 @@ std::string command_line(int argc, char** argv) {
 
 int probe_command(const ProbeArgs& args) {
     const std::filesystem::path out(args.out_dir);
-    std::error_code ec;
-    if (std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec)) {
-        throw config::ConfigError("--out", 0, "out", fmt::format("{} exists and is not a directory", args.out_dir));
-    }
+    check_output_folder("--out", out);
     probe::ProbeOptions options;
     options.quick = args.quick;
     options.realtime = args.realtime;

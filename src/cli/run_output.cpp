@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <chrono>
 
+#include "cli/output_paths.h"
 #include "config/error.h"
 #include "config/units.h"
 #include "experiment/uncertainty.h"
-#include "report/atomic_file.h"
 #include "report/summary.h"
 #include "report/text_table.h"
 
@@ -27,15 +27,9 @@ void check_output_args(const OutputArgs& args) {
     }
     if (!args.trace_window.empty()) (void)report::parse_trace_window(args.trace_window);
     if (!args.metrics.empty()) (void)report::parse_metric_list(args.metrics);
-    if (!args.trace.empty()) {
-        // The trace is written when its point has run: a place it cannot go is found now.
-        const std::filesystem::path file = args.trace_is_folder
-                                               ? std::filesystem::path(args.trace) / "experiment.trace.json"
-                                               : std::filesystem::path(args.trace);
-        if (const std::string problem = report::file_write_problem(file); !problem.empty()) {
-            throw config::ConfigError("--trace", 0, args.trace, problem);
-        }
-    }
+    // The trace is written when its point has run: a place it cannot go is found now.
+    if (!args.trace.empty() && args.trace_is_folder) check_output_folder("--trace", args.trace);
+    if (!args.trace.empty() && !args.trace_is_folder) check_output_file("--trace", args.trace);
 }
 
 namespace {

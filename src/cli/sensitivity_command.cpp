@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/console.h"
+#include "cli/output_paths.h"
 #include "config/error.h"
 #include "experiment/experiment.h"
 #include "experiment/parallel.h"
@@ -50,6 +51,7 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
     }
     const std::filesystem::path out = args.out_dir.empty() ? std::filesystem::path("results") / e.name() / "sensitivity"
                                                            : std::filesystem::path(args.out_dir);
+    check_output_folder("--out", out);
     Console console(ConsoleOptions{args.quiet, ProgressMode::never});
     const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     const size_t costs = experiment::ranged_costs(*prepared.machine->spec).size();

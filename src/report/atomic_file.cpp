@@ -74,22 +74,43 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     sync_directory(dir);
 }
 
-std::string file_write_problem(const std::filesystem::path& path) {
-    const std::filesystem::path dir = path.parent_path();
-    std::error_code ec;
-    if (!dir.empty()) {
-        std::filesystem::create_directories(dir, ec);
-        if (ec) return fmt::format("cannot create its directory {}: {}", dir.string(), ec.message());
-    }
-    if (std::filesystem::is_directory(path, ec)) return "is a directory";
+namespace {
+
+// Creates and removes a temporary file beside `path`: "" or why it could not be created.
+std::string creation_problem(const std::filesystem::path& path) {
     const std::filesystem::path tmp = temporary_beside(path);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {
+        const std::filesystem::path dir = path.parent_path();
         return fmt::format("cannot create a file in {}: {}", dir.empty() ? "." : dir.string(), std::strerror(errno));
     }
     ::close(fd);
     ::unlink(tmp.c_str());
     return "";
+}
+
+}  // namespace
+
+std::string folder_write_problem(const std::filesystem::path& dir) {
+    // The folder, or the nearest of its ancestors that exists: the one the writer creates in.
+    std::filesystem::path p = dir.empty() ? std::filesystem::path(".") : dir;
+    std::error_code ec;
+    while (!std::filesystem::exists(p, ec)) {
+        const std::filesystem::path up = p.parent_path();
+        if (up.empty() || up == p) {
+            p = up.empty() ? std::filesystem::path(".") : up;
+            break;
+        }
+        p = up;
+    }
+    if (!std::filesystem::is_directory(p, ec)) return fmt::format("{} is not a directory", p.string());
+    return creation_problem(p / "output");
+}
+
+std::string file_write_problem(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return "is a directory";
+    return folder_write_problem(path.parent_path());
 }
 
 }  // namespace ipisim::report

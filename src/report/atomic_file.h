@@ -14,8 +14,12 @@ namespace ipisim::report {
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 // Why write_file_atomically(path, ...) would fail, as far as the file system says now, or "":
-// path's directory cannot be created, no file can be made in it, or path is a directory. Leaves
-// the directory created and nothing else. For output named by a flag, checked before any work.
+// path is a directory, or the nearest existing one of its folders is not a directory or takes
+// no new file. Writes nothing (a probe file is created and removed). For output a flag names,
+// checked before any work.
 std::string file_write_problem(const std::filesystem::path& path);
+
+// The same for files written into the folder `dir` (created when missing).
+std::string folder_write_problem(const std::filesystem::path& dir);
 
 }  // namespace ipisim::report

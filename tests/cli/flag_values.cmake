@@ -39,14 +39,25 @@ expect_error("${WORK}/loop: --machines: cannot be read: Too many levels of symbo
 expect_error("--set: params.cpus: the value must be on one line"
              "run '${good}' --out '${WORK}/o' --set 'params.cpus=2\n[experiment]\nx = 1'")
 
-# --trace where no trace can be written: refused before any point runs (it used to fail after
-# the points before the traced one had run, exit 1, leaving an incomplete results folder).
-expect_error("--trace: ${WORK}/a_file/t.json: cannot create its directory ${WORK}/a_file: Not a directory"
-             "run '${good}' --out '${WORK}/tr' --trace '${WORK}/a_file/t.json'")
+# Output a flag names where nothing can be written: refused before any work, exit 2, naming the
+# flag, the path and why, with nothing created. Before, --trace failed after the points before
+# the traced one had run (exit 1, an incomplete results folder left), sensitivity after its whole
+# screen, probe after measuring, and check, calibrate and machine import with a raw exception.
 file(MAKE_DIRECTORY ${WORK}/a_dir)
+expect_error("--trace: ${WORK}/a_file/t.json: ${WORK}/a_file is not a directory"
+             "run '${good}' --out '${WORK}/tr' --trace '${WORK}/a_file/t.json'")
 expect_error("--trace: ${WORK}/a_dir: is a directory" "run '${good}' --out '${WORK}/tr' --trace '${WORK}/a_dir'")
-expect_error("--trace: ${WORK}/a_file: cannot create its directory ${WORK}/a_file: Not a directory"
-             "reproduce --only seed002_gic_barrier --out '${WORK}/tr' --trace '${WORK}/a_file'")
+expect_error("--trace: ${WORK}/a_file/x: ${WORK}/a_file is not a directory"
+             "reproduce --only seed002_gic_barrier --out '${WORK}/tr' --trace '${WORK}/a_file/x'")
+expect_error("--out: ${WORK}/a_file/s: ${WORK}/a_file is not a directory"
+             "sensitivity seed002_gic_barrier --out '${WORK}/a_file/s'")
+expect_error("ipisim check: --out: ${WORK}/a_file/c: ${WORK}/a_file is not a directory"
+             "check --protocol ipi --seeds 1 --out '${WORK}/a_file/c'")
+expect_error("--out: ${WORK}/a_file/m.toml: ${WORK}/a_file is not a directory"
+             "--machines '${SRC}/tests/data/calibrate' calibrate toy4_ranged --targets '${SRC}/tests/data/calibrate/targets.toml' --out '${WORK}/a_file/m.toml'")
+expect_error("--output: ${WORK}/a_file/m.toml: ${WORK}/a_file is not a directory"
+             "machine import '${SRC}/tests/data/hwloc/two_packages.xml' -o '${WORK}/a_file/m.toml'")
+expect_error("--out: ${WORK}/a_file/p: ${WORK}/a_file is not a directory" "probe --quick --out '${WORK}/a_file/p'")
 if(EXISTS ${WORK}/tr)
-  message(FATAL_ERROR "a run refused for its --trace created its output folder")
+  message(FATAL_ERROR "a command refused for its output path created its output folder")
 endif()
