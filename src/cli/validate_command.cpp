@@ -19,6 +19,7 @@
 #include "probe/placement.h"
 #include "probe/realtime.h"
 #include "probe/tlb_flush2_native.h"
+#include "report/atomic_file.h"
 #include "report/results_files.h"
 #include "report/text_table.h"
 
@@ -186,6 +187,17 @@ int validate_host_command(const ValidateHostArgs& args) {
     setup.seed = args.seed;
     experiment::PreparedExperiment model = prepare_model(setup);
     const kernel::KernelConfig& model_kernel = model.points.front().kernel;
+    // The outputs go beside host.toml (validate.json, validate_model/): a place they cannot go
+    // is found before the measurements, not after them.
+    const std::filesystem::path dir = std::filesystem::path(args.host).parent_path();
+    for (const std::string& problem :
+         {report::file_write_problem(dir / "validate.json"), report::folder_write_problem(dir / "validate_model")}) {
+        if (!problem.empty()) {
+            throw config::ConfigError(
+                "--host", 0, args.host,
+                fmt::format("validate writes validate.json and validate_model/ beside it: {}", problem));
+        }
+    }
 
     std::string why;
     const bool rt = args.realtime && probe::realtime_permitted(&why);
@@ -235,7 +247,6 @@ int validate_host_command(const ValidateHostArgs& args) {
             throw std::logic_error("validate host: the model's points are not in the order of the measured cells");
         }
     }
-    const std::filesystem::path dir = std::filesystem::path(args.host).parent_path();
     experiment::write_experiment_outputs(model, predicted.results, dir / "validate_model");
 
     fmt::print("will-it-scale tlb_flush2 on this host ({}; {}), measured natively vs the model on {}\n", info.release,

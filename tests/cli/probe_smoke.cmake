@@ -68,3 +68,14 @@ execute_process(COMMAND ${IPISIM} validate host --quick --host ${WORK}/probe/hos
 if(NOT rc EQUAL 2 OR NOT err MATCHES "--tasks")
   message(FATAL_ERROR "--tasks 0: exit ${rc}, expected 2 naming --tasks\n${err}")
 endif()
+# validate writes validate.json and validate_model/ beside host.toml: where it cannot, it says so
+# before measuring anything (it used to fail after the measurements, exit 1).
+file(MAKE_DIRECTORY ${WORK}/blocked)
+file(COPY ${WORK}/probe/host.toml DESTINATION ${WORK}/blocked)
+file(WRITE ${WORK}/blocked/validate_model "not a folder\n")
+execute_process(COMMAND ${IPISIM} validate host --quick --host ${WORK}/blocked/host.toml
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT err STREQUAL "--host: ${WORK}/blocked/host.toml: validate writes validate.json and validate_model/ beside it: ${WORK}/blocked/validate_model is not a directory\n"
+   OR NOT out STREQUAL "")
+  message(FATAL_ERROR "validate with validate_model a file: exit ${rc}\n${out}${err}")
+endif()
