@@ -278,6 +278,9 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(at_least_one);
     sens->add_option("--out", sens_args.out_dir, "output directory (default: results/<experiment>/sensitivity)");
+    sens->add_flag("--resume", sens_args.resume,
+                   "keep the runs --out's sensitivity_runs.jsonl holds (the same screen: experiment, configuration, "
+                   "ipisim) and run the rest");
     sens->add_flag("-q,--quiet", sens_args.quiet, "no notes on stderr");
     sens->callback([&] { command = [&] { return cli::sensitivity_command(sens_args, dirs); }; });
 

@@ -11,7 +11,9 @@
 #include "cli/output_paths.h"
 #include "config/error.h"
 #include "experiment/experiment.h"
+#include "experiment/interrupt.h"
 #include "experiment/parallel.h"
+#include "experiment/results_folder.h"
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
 #include "report/atomic_file.h"
@@ -40,6 +42,7 @@ std::vector<std::string> chosen_metrics(const experiment::Experiment& e, const s
 }  // namespace
 
 int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
+    experiment::catch_interrupts();
     const experiment::Experiment e =
         experiment::load_experiment(resolve_experiment(args.experiment, dirs), args.overrides);
     std::vector<std::string> metrics = chosen_metrics(e, args.metrics);
@@ -54,11 +57,23 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
     check_output_folder("--out", out);
     Console console(ConsoleOptions{args.quiet, ProgressMode::never});
     const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
-    const size_t costs = experiment::ranged_costs(*prepared.machine->spec).size();
-    console.note(fmt::format("{}: {} ranged costs at their low and high ends: {} runs of {} point(s), {} job(s)\n",
-                             e.name(), costs, (2 * costs + 1) * prepared.points.size(), prepared.points.size(), jobs));
+    experiment::SensitivityPlan plan = experiment::plan_sensitivity(prepared);
+    // Every finished run goes to the journal at once: an interrupt keeps them for --resume.
+    const experiment::FolderIdentity id = experiment::identity_of(prepared, std::nullopt);
+    const nlohmann::ordered_json identity = {{"experiment", e.name()},
+                                             {"ipisim_version", id.header.ipisim_version},
+                                             {"git_commit", id.header.git_commit},
+                                             {"config_hash", id.config_hash},
+                                             {"runs", plan.runs()}};
+    experiment::SensitivityJournal journal(out / "sensitivity_runs.jsonl", identity, plan.runs(), plan.runs_to_do(),
+                                           args.resume);
+    const experiment::InterruptScope interruptible(journal);
+    console.note(fmt::format(
+        "{}: {} ranged costs at their low and high ends: {} runs of {} point(s), {} job(s){}\n", e.name(),
+        plan.costs.size(), plan.runs(), plan.points, jobs,
+        journal.kept() > 0 ? fmt::format("; {} kept from {}", journal.kept(), journal.file().string()) : ""));
     const auto start = std::chrono::steady_clock::now();  // host time, for the note only
-    const experiment::SensitivityRuns runs = experiment::run_sensitivity(prepared, jobs);
+    const experiment::SensitivityRuns runs = experiment::run_sensitivity(plan, jobs, {}, &journal);
     if (metrics.empty()) metrics = experiment::default_sensitivity_metrics(prepared, runs.nominal.front());
     const nlohmann::ordered_json j = experiment::sensitivity_json(prepared, runs, metrics);
     std::filesystem::create_directories(out);

@@ -18,7 +18,7 @@ namespace {
 
 struct Folders {
     std::mutex lock;
-    std::vector<ResultsFolder*> open;
+    std::vector<Interruptible*> open;
 };
 Folders& folders() {
     static Folders f;
@@ -37,7 +37,7 @@ sigset_t interrupt_signals() {
     std::string kept;
     {
         std::lock_guard<std::mutex> guard(folders().lock);
-        for (ResultsFolder* f : folders().open) {
+        for (Interruptible* f : folders().open) {
             const std::string s = f->close_for_interrupt();
             if (!s.empty()) kept += (kept.empty() ? "" : "; ") + s;
         }
@@ -45,10 +45,7 @@ sigset_t interrupt_signals() {
     const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
     const std::string line =
         kept.empty() ? fmt::format("ipisim: interrupted by {}\n", name)
-                     : fmt::format(
-                           "ipisim: interrupted by {}: {} (\"complete\": false); run it again with --resume "
-                           "to finish\n",
-                           name, kept);
+                     : fmt::format("ipisim: interrupted by {}: {}; run it again with --resume to finish\n", name, kept);
     std::fflush(stdout);
     // On a terminal, over the progress line being redrawn there (cli/console.h).
     const std::string text = (::isatty(STDERR_FILENO) != 0 ? "\r\033[K" : "") + line;
@@ -72,7 +69,7 @@ void catch_interrupts() {
     });
 }
 
-InterruptScope::InterruptScope(ResultsFolder& folder) : folder_(&folder) {
+InterruptScope::InterruptScope(Interruptible& folder) : folder_(&folder) {
     std::lock_guard<std::mutex> guard(folders().lock);
     folders().open.push_back(folder_);
 }

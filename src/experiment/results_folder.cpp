@@ -200,7 +200,7 @@ std::string ResultsFolder::close_for_interrupt() {
     closed_ = true;
     if (complete_ || !begun_) return "";
     const size_t share = id_.shard ? shard_points(id_.points, id_.shard).size() : id_.points;
-    return fmt::format("{}: {} of {} points in {}", id_.header.experiment, rows_.size(), share,
+    return fmt::format("{}: {} of {} points in {} (\"complete\": false)", id_.header.experiment, rows_.size(), share,
                        (dir_ / "results.json").string());
 }
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/interrupt.h"
 #include "experiment/runner.h"
 #include "experiment/shard.h"
 #include "report/results.h"
@@ -53,7 +54,7 @@ struct FolderOptions {
 // there, and "shard") and each row's "point_hash".
 nlohmann::ordered_json folder_json(const FolderIdentity& id, const report::ExperimentResults& results, bool complete);
 
-class ResultsFolder {
+class ResultsFolder final : public Interruptible {
 public:
     // Creates and locks DIR, then checks what it holds. Refused (config::ConfigError at --out,
     // exit 2): a folder another run is writing; unless force, one holding results of another
@@ -75,9 +76,9 @@ public:
     // results.csv, then results.json complete: true (results: the identity's header, rows: every
     // point, in order). Returns the text of results.json.
     std::string finish(const report::ExperimentResults& results);
-    // For the interrupt message: "NAME: k of n points in DIR/results.json", or "" when the
+    // For the interrupt message: "NAME: k of n points in DIR/results.json (\"complete\": false)", or "" when the
     // folder is complete or never begun. No write happens after it.
-    std::string close_for_interrupt();
+    std::string close_for_interrupt() override;
 
 private:
     void write_json_locked(bool complete);

@@ -106,27 +106,47 @@ std::string cost_value_text(config::ParamType type, double v) {
 
 }  // namespace
 
-SensitivityRuns run_sensitivity(const PreparedExperiment& prepared, unsigned jobs,
-                                const std::function<void(size_t done, size_t total)>& progress) {
-    SensitivityRuns out;
-    if (prepared.machine) out.costs = ranged_costs(*prepared.machine->spec);
-    // Machine 0 is the nominal one, then each cost at its low end and at its high end.
-    std::vector<std::optional<PreparedExperiment>> machines;
-    machines.push_back(prepare_experiment(prepared.experiment, prepared.machine));
-    for (const RangedCost& c : out.costs) {
+size_t SensitivityPlan::runs_to_do() const {
+    size_t n = 0;
+    for (const auto& m : machines) n += m ? points : 0;
+    return n;
+}
+
+SensitivityPlan plan_sensitivity(const PreparedExperiment& prepared) {
+    SensitivityPlan plan;
+    if (prepared.machine) plan.costs = ranged_costs(*prepared.machine->spec);
+    plan.points = prepared.points.size();
+    plan.machines.push_back(prepare_experiment(prepared.experiment, prepared.machine));
+    for (const RangedCost& c : plan.costs) {
         for (double end : {0.0, 1.0}) {
             std::string refused;
-            machines.push_back(prepare_variant(prepared, {{c.cost, value_at(c, end)}}, refused));
-            (end == 0.0 ? out.low_refused : out.high_refused).push_back(refused);
+            plan.machines.push_back(prepare_variant(prepared, {{c.cost, value_at(c, end)}}, refused));
+            (end == 0.0 ? plan.low_refused : plan.high_refused).push_back(refused);
         }
     }
-    const size_t points = prepared.points.size();
-    const size_t total = machines.size() * points;
+    return plan;
+}
+
+SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs,
+                                const std::function<void(size_t done, size_t total)>& progress,
+                                SensitivityJournal* journal) {
+    SensitivityRuns out;
+    out.costs = plan.costs;
+    out.low_refused = plan.low_refused;
+    out.high_refused = plan.high_refused;
+    const size_t points = plan.points;
+    const size_t total = plan.runs();
     std::mutex lock;
     size_t done = 0;
     const std::vector<Json> metrics = run_parallel<Json>(jobs, total, [&](size_t i) {
-        std::optional<PreparedExperiment>& machine = machines[i / points];
-        Json m = machine ? run_point(*machine, i % points).metrics : Json::object();
+        std::optional<PreparedExperiment>& machine = plan.machines[i / points];
+        Json m = Json::object();
+        if (const Json* kept = journal != nullptr ? journal->find(i) : nullptr; kept != nullptr) {
+            m = *kept;
+        } else if (machine) {
+            m = run_point(*machine, i % points).metrics;
+            if (journal != nullptr) journal->record(i, m);
+        }
         if (progress) {
             const std::lock_guard<std::mutex> guard(lock);
             progress(++done, total);
@@ -143,6 +163,12 @@ SensitivityRuns run_sensitivity(const PreparedExperiment& prepared, unsigned job
         out.high.push_back(slice(2 + 2 * k));
     }
     return out;
+}
+
+SensitivityRuns run_sensitivity(const PreparedExperiment& prepared, unsigned jobs,
+                                const std::function<void(size_t done, size_t total)>& progress) {
+    SensitivityPlan plan = plan_sensitivity(prepared);
+    return run_sensitivity(plan, jobs, progress);
 }
 
 std::vector<std::string> default_sensitivity_metrics(const PreparedExperiment& prepared,

@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "experiment/runner.h"
+#include "experiment/sensitivity_journal.h"
 #include "experiment/uncertainty.h"
 
 namespace ipisim::experiment {
@@ -33,8 +35,30 @@ struct SensitivityRuns {
     std::vector<std::string> high_refused;
 };
 
-// Runs the nominal machine and the 2k one-at-a-time machines on `jobs` threads (identical for
-// any number). `progress(done, total)` after each run, one call at a time; may be empty.
+// The machines of a screen: the nominal one, then each ranged cost at its low end and at its
+// high end (a machine the model refuses is nullopt, with the reason). Run i of the screen is
+// machine i / points at point i % points.
+struct SensitivityPlan {
+    std::vector<RangedCost> costs;
+    std::vector<std::optional<PreparedExperiment>> machines;
+    std::vector<std::string> low_refused;
+    std::vector<std::string> high_refused;
+    size_t points = 0;
+
+    [[nodiscard]] size_t runs() const { return machines.size() * points; }
+    [[nodiscard]] size_t runs_to_do() const;  // those of the machines that exist
+};
+
+SensitivityPlan plan_sensitivity(const PreparedExperiment& prepared);
+
+// Runs the plan's machines on `jobs` threads (identical for any number). `progress(done,
+// total)` after each run, one call at a time; may be empty. With a journal, its kept runs are
+// not run again and every other run is recorded in it when it finishes.
+SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs,
+                                const std::function<void(size_t done, size_t total)>& progress = {},
+                                SensitivityJournal* journal = nullptr);
+
+// plan_sensitivity, then run_sensitivity without a journal.
 SensitivityRuns run_sensitivity(const PreparedExperiment& prepared, unsigned jobs,
                                 const std::function<void(size_t done, size_t total)>& progress = {});
 

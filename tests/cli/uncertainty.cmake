@@ -59,3 +59,25 @@ if(NOT q EQUAL 3)
   message(FATAL_ERROR "sensitivity.json: ${q} quantities, expected 2 points and 1 gain")
 endif()
 expect_bad_input("--metric: nope: no such metric" sensitivity ${small} --metric nope)
+
+# Every finished run of the screen is in sensitivity_runs.jsonl at once; --resume keeps those of
+# the same screen (after a complete one: all, so nothing runs and the output is the same) and
+# refuses a journal of another screen before running anything.
+file(READ ${WORK}/sens/sensitivity_runs.jsonl journal)
+string(REGEX MATCHALL "\n{\"run\":" lines "${journal}")
+list(LENGTH lines n)
+if(NOT n EQUAL 150)
+  message(FATAL_ERROR "sensitivity_runs.jsonl holds ${n} runs, expected 150 (75 machines x 2 points)")
+endif()
+execute_process(COMMAND ${IPISIM} ${dirs} sensitivity ${small} --top 3 --out ${WORK}/sens --resume
+                OUTPUT_VARIABLE again ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT again STREQUAL sens OR NOT err MATCHES "150 runs of 2 point\\(s\\), 2 job\\(s\\); 150 kept from ")
+  message(FATAL_ERROR "sensitivity --resume of a complete screen: exit ${rc}\n${err}\n${again}")
+endif()
+file(READ ${WORK}/sens/sensitivity_runs.jsonl journal)  # rewritten by the resume: the kept runs in run order
+expect_bad_input("^--resume: ${WORK}/sens/sensitivity_runs.jsonl: holds the runs of another screen"
+                 sensitivity ${small} --set params.rounds=4 --out ${WORK}/sens --resume)
+file(READ ${WORK}/sens/sensitivity_runs.jsonl after)
+if(NOT after STREQUAL journal)
+  message(FATAL_ERROR "a refused --resume changed the journal")
+endif()

@@ -9,9 +9,11 @@
 #include <sstream>
 #include <string>
 
+#include "config/error.h"
 #include "experiment/experiment.h"
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
+#include "experiment/sensitivity_journal.h"
 #include "report/tornado.h"
 #include "support/paths.h"
 #include "support/read_file.h"
@@ -140,6 +142,95 @@ TEST(Sensitivity, one_or_two_threads_give_the_same_screening) {
     const auto a = sensitivity_json(p, run_sensitivity(p, 1), {"ns_per_call", "total_ns"});
     const auto b = sensitivity_json(p, run_sensitivity(p, 2), {"ns_per_call", "total_ns"});
     EXPECT_EQ(a.dump(), b.dump());
+}
+
+const nlohmann::ordered_json kIdentity = {{"experiment", "toy"}, {"config_hash", "0123"}, {"runs", 10}};
+
+TEST(SensitivityJournal, a_resumed_journal_keeps_the_finished_runs_and_a_new_one_none) {
+    const std::filesystem::path file = test::scratch_path("journal_keeps") / "sensitivity_runs.jsonl";
+    {
+        SensitivityJournal j(file, kIdentity, 10, 10, false);
+        j.record(3, {{"x", 1.5}});
+        j.record(0, {{"x", 0.1}, {"y", nullptr}});
+        EXPECT_EQ(j.close_for_interrupt(), "sensitivity of toy: 2 of 10 runs in " + file.string());
+        j.record(4, {{"x", 4.0}});  // after the interrupt: not written
+    }
+    SensitivityJournal resumed(file, kIdentity, 10, 10, true);
+    EXPECT_EQ(resumed.kept(), 2U);
+    ASSERT_NE(resumed.find(3), nullptr);
+    EXPECT_EQ(resumed.find(3)->dump(), R"({"x":1.5})");
+    EXPECT_EQ(resumed.find(0)->dump(), R"({"x":0.1,"y":null})");
+    EXPECT_EQ(resumed.find(4), nullptr);
+    SensitivityJournal fresh(file, kIdentity, 10, 10, false);
+    EXPECT_EQ(fresh.kept(), 0U);
+}
+
+TEST(SensitivityJournal, a_torn_last_line_is_dropped_and_anything_else_foreign_is_refused_at_resume) {
+    const std::filesystem::path file = test::scratch_path("journal_refuses") / "sensitivity_runs.jsonl";
+    std::filesystem::create_directories(file.parent_path());
+    const std::string head = kIdentity.dump() + "\n" + R"({"run":1,"metrics":{"x":1}})" + "\n";
+    std::ofstream(file) << head << R"({"run":2,"metr)";
+    {
+        SensitivityJournal j(file, kIdentity, 10, 10, true);
+        EXPECT_EQ(j.kept(), 1U);
+    }
+    EXPECT_EQ(test::read_file(file.string()), head);  // rewritten without the torn line
+    auto refused = [&](const std::string& text, const nlohmann::ordered_json& identity, const std::string& why) {
+        std::ofstream(file) << text;
+        try {
+            SensitivityJournal j(file, identity, 10, 10, true);
+            ADD_FAILURE() << "resumed " << text;
+        } catch (const config::ConfigError& e) {
+            EXPECT_EQ(e.file(), "--resume");
+            EXPECT_NE(e.problem().find(why), std::string::npos) << e.problem();
+        }
+        EXPECT_EQ(test::read_file(file.string()), text);  // a refused journal is left as it was
+    };
+    nlohmann::ordered_json other = kIdentity;
+    other["config_hash"] = "4567";
+    refused(head, other, "holds the runs of another screen");
+    refused("results\n", kIdentity, "not a sensitivity journal");
+    refused(kIdentity.dump() + "\n{}\n" + R"({"run":1,"metrics":{}})" + "\n", kIdentity,
+            "line 2 is not a finished run");
+    refused(kIdentity.dump() + "\n" + R"({"run":10,"metrics":{}})" + "\n", kIdentity, "run 10 of a screen of 10 runs");
+}
+
+TEST(Sensitivity, a_screen_resumed_from_its_journal_runs_only_the_missing_runs_and_gives_the_same_screening) {
+    const std::string dir = toy_dir();
+    PreparedExperiment p = prepare(dir);
+    SensitivityPlan plan = plan_sensitivity(p);
+    ASSERT_EQ(plan.runs(), 10U);  // 5 machines (nominal, 2 costs x 2 ends) x 2 points
+    const std::filesystem::path file = std::filesystem::path(dir) / "sensitivity_runs.jsonl";
+    SensitivityRuns whole;
+    {
+        SensitivityJournal j(file, kIdentity, plan.runs(), plan.runs_to_do(), false);
+        whole = run_sensitivity(plan, 2, {}, &j);
+        EXPECT_EQ(j.close_for_interrupt(), "");  // every run is in
+    }
+    // Keep runs 0-3 and mark run 2 so that a rerun would show.
+    std::istringstream in(test::read_file(file.string()));
+    std::string line;
+    std::string kept;
+    std::getline(in, line);
+    kept += line + "\n";
+    while (std::getline(in, line)) {
+        auto j = nlohmann::ordered_json::parse(line);
+        if (j["run"].get<size_t>() >= 4) continue;
+        if (j["run"].get<size_t>() == 2) j["metrics"]["marked"] = true;
+        kept += j.dump() + "\n";
+    }
+    std::ofstream(file) << kept;
+    size_t ran = 0;
+    SensitivityJournal j(file, kIdentity, plan.runs(), plan.runs_to_do(), true);
+    const SensitivityRuns resumed = run_sensitivity(
+        plan, 2, [&](size_t, size_t) { ++ran; }, &j);
+    EXPECT_EQ(ran, 10U);
+    EXPECT_TRUE(resumed.low[0][0].contains("marked"));  // run 2: machine 1 (irq_entry low), point 0, from the journal
+    EXPECT_EQ(resumed.high[1][1].dump(), whole.high[1][1].dump());  // run 9, run again
+    const auto a = sensitivity_json(p, whole, {"ns_per_call"});
+    const auto b = sensitivity_json(p, resumed, {"ns_per_call"});
+    EXPECT_EQ(a.dump(), b.dump());
+    EXPECT_EQ(j.kept(), 4U);
 }
 
 }  // namespace
