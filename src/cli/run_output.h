@@ -31,7 +31,7 @@ struct OutputArgs {
 };
 
 // --format must be "text" or "json", --trace-window needs --trace, and the trace must be
-// writable where --trace says (its folder is created): config::ConfigError naming the flag
+// writable where --trace says (cli/output_paths.h): config::ConfigError naming the flag
 // otherwise. Checked before anything is loaded.
 void check_output_args(const OutputArgs& args);
 
