@@ -62,7 +62,7 @@ std::string run_line(size_t run, const Json& metrics) {
 
 }  // namespace
 
-SensitivityJournal::SensitivityJournal(std::filesystem::path file, Json identity, size_t indices, size_t to_run,
+SensitivityJournal::SensitivityJournal(std::filesystem::path file, const Json& identity, size_t indices, size_t to_run,
                                        bool resume)
     : file_(std::move(file)), experiment_(identity.value("experiment", "")), to_run_(to_run) {
     if (resume) kept_ = read_kept(file_, identity, indices);

@@ -33,8 +33,8 @@ public:
     // another screen, or a file that is not one, is a config::ConfigError at --resume, and a
     // missing one starts a new journal. The file is rewritten with what is kept (a torn last
     // line dropped).
-    SensitivityJournal(std::filesystem::path file, nlohmann::ordered_json identity, size_t indices, size_t to_run,
-                       bool resume);
+    SensitivityJournal(std::filesystem::path file, const nlohmann::ordered_json& identity, size_t indices,
+                       size_t to_run, bool resume);
     ~SensitivityJournal();
     SensitivityJournal(const SensitivityJournal&) = delete;
     SensitivityJournal& operator=(const SensitivityJournal&) = delete;

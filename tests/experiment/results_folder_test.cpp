@@ -168,7 +168,8 @@ TEST(ResultsFolder, each_recorded_point_is_in_results_json_at_once_marked_incomp
     EXPECT_EQ(j["rows"][0]["point"], 2);
     EXPECT_EQ(j["rows"][0]["point_hash"], report::text_hash("2"));
     EXPECT_FALSE(std::filesystem::exists(dir / "results.csv"));
-    EXPECT_EQ(f.close_for_interrupt(), "e: 1 of 3 points in " + (dir / "results.json").string() + " (\"complete\": false)");
+    EXPECT_EQ(f.close_for_interrupt(),
+              "e: 1 of 3 points in " + (dir / "results.json").string() + " (\"complete\": false)");
 }
 
 TEST(ResultsFolder, a_second_writer_of_one_folder_is_refused_while_the_first_holds_it) {
