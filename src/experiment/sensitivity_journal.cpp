@@ -36,8 +36,17 @@ std::map<size_t, Json> read_kept(const std::filesystem::path& file, const Json& 
         throw refuse("not a sensitivity journal (its first line is not a screen's identity)");
     }
     if (first != identity) {
+        std::string differs;
+        for (const auto& [key, value] : identity.items()) {
+            const Json there = first.value(key, Json());
+            if (there == value) continue;
+            differs +=
+                fmt::format("{}{} {} there, {} here", differs.empty() ? "" : ", ", key, there.dump(), value.dump());
+        }
         throw refuse(
-            fmt::format("holds the runs of another screen ({}), not of this one ({})", first.dump(), identity.dump()));
+            fmt::format("holds the runs of another screen ({}: another experiment, --set, machine file "
+                        "or ipisim build)",
+                        differs.empty() ? first.dump() : differs));
     }
     size_t number = 1;
     while (std::getline(in, line)) {
