@@ -55,7 +55,7 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
     const std::filesystem::path out = args.out_dir.empty() ? std::filesystem::path("results") / e.name() / "sensitivity"
                                                            : std::filesystem::path(args.out_dir);
     check_output_folder("--out", out);
-    Console console(ConsoleOptions{args.quiet, ProgressMode::never});
+    Console console(ConsoleOptions{args.quiet, ProgressMode::automatic});
     const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     experiment::SensitivityPlan plan = experiment::plan_sensitivity(prepared);
     // Every finished run goes to the journal at once: an interrupt keeps them for --resume.
@@ -73,7 +73,14 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
         plan.costs.size(), plan.runs(), plan.points, jobs,
         journal.kept() > 0 ? fmt::format("; {} kept from {}", journal.kept(), journal.file().string()) : ""));
     const auto start = std::chrono::steady_clock::now();  // host time, for the note only
-    const experiment::SensitivityRuns runs = experiment::run_sensitivity(plan, jobs, {}, &journal);
+    // On a terminal, "[58/150] seed002_gic_barrier cpu.irq_entry low, point 1  12 s, ETA 20 s".
+    console.begin(plan.runs_to_do() - journal.kept());
+    const experiment::SensitivityRuns runs = experiment::run_sensitivity(
+        plan, jobs,
+        [&](size_t, size_t, size_t run) {
+            console.point_finished(e.name(), experiment::sensitivity_run_text(plan, run));
+        },
+        &journal);
     if (metrics.empty()) metrics = experiment::default_sensitivity_metrics(prepared, runs.nominal.front());
     const nlohmann::ordered_json j = experiment::sensitivity_json(prepared, runs, metrics);
     std::filesystem::create_directories(out);

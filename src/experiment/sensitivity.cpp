@@ -127,8 +127,15 @@ SensitivityPlan plan_sensitivity(const PreparedExperiment& prepared) {
     return plan;
 }
 
-SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs,
-                                const std::function<void(size_t done, size_t total)>& progress,
+std::string sensitivity_run_text(const SensitivityPlan& plan, size_t run) {
+    const size_t machine = run / plan.points;
+    const std::string which =
+        machine == 0 ? "nominal"
+                     : fmt::format("{} {}", plan.costs[(machine - 1) / 2].cost->key, machine % 2 == 1 ? "low" : "high");
+    return fmt::format("{}, point {}", which, run % plan.points);
+}
+
+SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs, const SensitivityProgress& progress,
                                 SensitivityJournal* journal) {
     SensitivityRuns out;
     out.costs = plan.costs;
@@ -136,20 +143,21 @@ SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs,
     out.high_refused = plan.high_refused;
     const size_t points = plan.points;
     const size_t total = plan.runs();
+    size_t to_run = 0;
+    for (size_t i = 0; i < total; ++i) {
+        if (plan.machines[i / points] && (journal == nullptr || journal->find(i) == nullptr)) ++to_run;
+    }
     std::mutex lock;
     size_t done = 0;
     const std::vector<Json> metrics = run_parallel<Json>(jobs, total, [&](size_t i) {
         std::optional<PreparedExperiment>& machine = plan.machines[i / points];
-        Json m = Json::object();
-        if (const Json* kept = journal != nullptr ? journal->find(i) : nullptr; kept != nullptr) {
-            m = *kept;
-        } else if (machine) {
-            m = run_point(*machine, i % points).metrics;
-            if (journal != nullptr) journal->record(i, m);
-        }
+        if (const Json* kept = journal != nullptr ? journal->find(i) : nullptr; kept != nullptr) return *kept;
+        if (!machine) return Json::object();
+        Json m = run_point(*machine, i % points).metrics;
+        if (journal != nullptr) journal->record(i, m);
         if (progress) {
             const std::lock_guard<std::mutex> guard(lock);
-            progress(++done, total);
+            progress(++done, to_run, i);
         }
         return m;
     });
@@ -166,7 +174,7 @@ SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs,
 }
 
 SensitivityRuns run_sensitivity(const PreparedExperiment& prepared, unsigned jobs,
-                                const std::function<void(size_t done, size_t total)>& progress) {
+                                const SensitivityProgress& progress) {
     SensitivityPlan plan = plan_sensitivity(prepared);
     return run_sensitivity(plan, jobs, progress);
 }

@@ -51,16 +51,20 @@ struct SensitivityPlan {
 
 SensitivityPlan plan_sensitivity(const PreparedExperiment& prepared);
 
-// Runs the plan's machines on `jobs` threads (identical for any number). `progress(done,
-// total)` after each run, one call at a time; may be empty. With a journal, its kept runs are
-// not run again and every other run is recorded in it when it finishes.
-SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs,
-                                const std::function<void(size_t done, size_t total)>& progress = {},
+// Runs the plan's machines on `jobs` threads (identical for any number). `progress(done, total,
+// run)` after each run that ran (not those a journal kept), one call at a time; may be empty.
+// With a journal, its kept runs are not run again and every other run is recorded in it when it
+// finishes.
+using SensitivityProgress = std::function<void(size_t done, size_t total, size_t run)>;
+SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs, const SensitivityProgress& progress = {},
                                 SensitivityJournal* journal = nullptr);
+
+// The run's machine and point for people: "nominal, point 3", "cpu.irq_entry low, point 0".
+std::string sensitivity_run_text(const SensitivityPlan& plan, size_t run);
 
 // plan_sensitivity, then run_sensitivity without a journal.
 SensitivityRuns run_sensitivity(const PreparedExperiment& prepared, unsigned jobs,
-                                const std::function<void(size_t done, size_t total)>& progress = {});
+                                const SensitivityProgress& progress = {});
 
 // The metrics screened by default: those the seed's table shape shows ([report]) and those
 // with published values; else every numeric metric of the first point.

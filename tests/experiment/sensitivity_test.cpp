@@ -220,11 +220,20 @@ TEST(Sensitivity, a_screen_resumed_from_its_journal_runs_only_the_missing_runs_a
         kept += j.dump() + "\n";
     }
     std::ofstream(file) << kept;
-    size_t ran = 0;
+    std::vector<size_t> ran;
     SensitivityJournal j(file, kIdentity, plan.runs(), plan.runs_to_do(), true);
     const SensitivityRuns resumed = run_sensitivity(
-        plan, 2, [&](size_t, size_t) { ++ran; }, &j);
-    EXPECT_EQ(ran, 10U);
+        plan, 2,
+        [&](size_t done, size_t total, size_t run) {
+            EXPECT_EQ(done, ran.size() + 1);
+            EXPECT_EQ(total, 6U);
+            ran.push_back(run);
+        },
+        &j);
+    std::sort(ran.begin(), ran.end());
+    EXPECT_EQ(ran, (std::vector<size_t>{4, 5, 6, 7, 8, 9}));  // the runs the journal did not keep
+    EXPECT_EQ(sensitivity_run_text(plan, 9), "cpu.eoi high, point 1");
+    EXPECT_EQ(sensitivity_run_text(plan, 1), "nominal, point 1");
     EXPECT_TRUE(resumed.low[0][0].contains("marked"));  // run 2: machine 1 (irq_entry low), point 0, from the journal
     EXPECT_EQ(resumed.high[1][1].dump(), whole.high[1][1].dump());  // run 9, run again
     const auto a = sensitivity_json(p, whole, {"ns_per_call"});
