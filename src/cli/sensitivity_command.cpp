@@ -11,6 +11,7 @@
 #include "cli/output_paths.h"
 #include "config/error.h"
 #include "experiment/experiment.h"
+#include "experiment/folder_lock.h"
 #include "experiment/interrupt.h"
 #include "experiment/parallel.h"
 #include "experiment/results_folder.h"
@@ -58,6 +59,8 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
     Console console(ConsoleOptions{args.quiet, ProgressMode::automatic});
     const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     experiment::SensitivityPlan plan = experiment::plan_sensitivity(prepared);
+    std::filesystem::create_directories(out);
+    const experiment::FolderLock lock(out);  // one screen at a time writes this folder
     // Every finished run goes to the journal at once: an interrupt keeps them for --resume.
     const experiment::FolderIdentity id = experiment::identity_of(prepared, std::nullopt);
     const nlohmann::ordered_json identity = {{"experiment", e.name()},

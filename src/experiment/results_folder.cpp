@@ -1,9 +1,5 @@
 #include "experiment/results_folder.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,30 +26,6 @@ std::string read_file(const std::filesystem::path& path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-// Takes DIR/.lock for this process (released when the process ends, however it ends).
-int take_lock(const std::filesystem::path& dir) {
-    const std::filesystem::path path = dir / ".lock";
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) refuse(dir, fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        const int err = errno;
-        std::string holder = read_file(path);
-        while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-        ::close(fd);
-        if (err == EWOULDBLOCK) {
-            refuse(dir, fmt::format("another ipisim run is writing its results here ({} is held{}); wait for it "
-                                    "or choose another --out",
-                                    path.string(), holder.empty() ? "" : " by pid " + holder));
-        }
-        refuse(dir, fmt::format("cannot lock {}: {}", path.string(), std::strerror(err)));
-    }
-    const std::string pid = fmt::format("{}\n", ::getpid());
-    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-        // The pid only makes the message of a second run clearer; the lock is what counts.
-    }
-    return fd;
 }
 
 }  // namespace
@@ -105,7 +77,7 @@ ResultsFolder::ResultsFolder(std::filesystem::path dir, FolderIdentity id, const
     if (ec || !std::filesystem::is_directory(dir_)) {
         refuse(dir_, fmt::format("cannot create the directory: {}", ec ? ec.message() : "a file of that name exists"));
     }
-    lock_fd_ = take_lock(dir_);
+    folder_lock_.emplace(dir_);
     try {
         const std::filesystem::path json_path = dir_ / "results.json";
         if (!std::filesystem::exists(json_path)) {
@@ -150,14 +122,12 @@ ResultsFolder::ResultsFolder(std::filesystem::path dir, FolderIdentity id, const
             }
         }
     } catch (...) {
-        ::close(lock_fd_);
+        folder_lock_.reset();
         throw;
     }
 }
 
-ResultsFolder::~ResultsFolder() {
-    if (lock_fd_ >= 0) ::close(lock_fd_);
-}
+ResultsFolder::~ResultsFolder() = default;
 
 void ResultsFolder::write_json_locked(bool complete) {
     report::ExperimentResults results = id_.header;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/folder_lock.h"
 #include "experiment/interrupt.h"
 #include "experiment/runner.h"
 #include "experiment/shard.h"
@@ -85,7 +86,7 @@ private:
 
     std::filesystem::path dir_;
     FolderIdentity id_;
-    int lock_fd_ = -1;
+    std::optional<FolderLock> folder_lock_;  // DIR/.lock
     std::mutex lock_;
     std::map<size_t, report::ResultRow> rows_;
     bool begun_ = false;
