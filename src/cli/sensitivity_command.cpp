@@ -18,6 +18,7 @@
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
 #include "report/atomic_file.h"
+#include "report/sensitivity_text.h"
 #include "report/summary.h"
 #include "report/tornado.h"
 
@@ -88,7 +89,7 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
     const nlohmann::ordered_json j = experiment::sensitivity_json(prepared, runs, metrics);
     std::filesystem::create_directories(out);
     report::write_file_atomically(out / "sensitivity.json", j.dump(2) + "\n");
-    console.out(experiment::sensitivity_text(j, args.top));
+    console.out(report::sensitivity_text(j, args.top));
     console.warn(report::draw_tornado_plots(j, out, std::max<size_t>(args.top, 10)));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     console.note(fmt::format("{:.1f} s host; sensitivity.json and tornado plots in {}\n", seconds, out.string()));

@@ -71,7 +71,7 @@ SensitivityRuns run_sensitivity(const PreparedExperiment& prepared, unsigned job
 std::vector<std::string> default_sensitivity_metrics(const PreparedExperiment& prepared,
                                                      const nlohmann::ordered_json& first_point_metrics);
 
-// sensitivity.json: {"experiment", "machine", "seed", "swept", "method", "costs": [{"key", "mark", "lo",
+// sensitivity.json: {"experiment", "machine", "seed", "config_hash", "swept", "method", "costs": [{"key", "mark", "lo",
 // "hi", "nominal", "unit"}], "quantities": [{"name", "point" (or "points"), "params", "metric",
 // "nominal", "effects": [{"key", "low", "high", "swing", "relative", ["low_refused"],
 // ["high_refused"]}]}]} (a refused end: null, swing 0, and why), effects largest
@@ -80,8 +80,6 @@ std::vector<std::string> default_sensitivity_metrics(const PreparedExperiment& p
 nlohmann::ordered_json sensitivity_json(const PreparedExperiment& prepared, const SensitivityRuns& runs,
                                         const std::vector<std::string>& metrics);
 
-// The readable table: per quantity, its nominal value and the `top` costs that move it most,
-// with low -> high, the swing and the swing relative to nominal.
-std::string sensitivity_text(const nlohmann::ordered_json& sensitivity, size_t top);
+// The readable tables of sensitivity.json are report/sensitivity_text.h.
 
 }  // namespace ipisim::experiment

@@ -12,6 +12,7 @@
 #include "report/html_tables.h"
 #include "report/plot.h"
 #include "report/results_files.h"
+#include "report/sensitivity_text.h"
 
 namespace ipisim::report {
 
@@ -172,6 +173,51 @@ std::string plots(const Folder& f) {
     return out + "</div>\n";
 }
 
+// The screen of `ipisim sensitivity` in the folder's sensitivity/ (its default --out) when it is
+// of the same resolved configuration as the results (its "config_hash", the hash of the folder's
+// config.toml): its tables (the top 5 costs per quantity) and its tornado plots. A screen of
+// another configuration, or a file that does not read, is named in a note, not shown.
+std::string sensitivity_section(const Folder& f, const std::string& config_text) {
+    const std::filesystem::path dir = f.dir / "sensitivity";
+    const std::filesystem::path file = dir / "sensitivity.json";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) return "";
+    std::string out = "<h3>Which costs move it (ipisim sensitivity)</h3>\n";
+    const auto note = [&](const std::string& why) {
+        return out + "<p class=\"note\">" + html_escape(file.string()) + " " + html_escape(why) + "</p>\n";
+    };
+    const auto j = nlohmann::ordered_json::parse(read_file(file), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return note("is not valid JSON: not shown");
+    const std::string screened = j.value("config_hash", "");
+    const std::string here = config_text.empty() ? "" : text_hash(config_text);
+    if (screened != here) {
+        return note(
+            fmt::format("is a screen of another configuration of this experiment (config_hash {}, these "
+                        "results {}): not shown; ipisim sensitivity {} screens this one",
+                        screened.empty() ? "none" : screened, here.empty() ? "unknown" : here, f.name));
+    }
+    std::string text;
+    try {
+        text = sensitivity_text(j, 5);
+    } catch (const nlohmann::ordered_json::exception& e) {
+        return note(fmt::format("does not read as a screen ({}): not shown", e.what()));
+    }
+    out += "<pre class=\"sensitivity\">" + html_escape(text) + "</pre>\n";
+    std::vector<std::filesystem::path> svgs;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string n = e.path().filename().string();
+        if (n.rfind("tornado_", 0) == 0 && e.path().extension() == ".svg") svgs.push_back(e.path());
+    }
+    std::sort(svgs.begin(), svgs.end());
+    if (svgs.empty()) return out;
+    out += "<div class=\"plots\">\n";
+    for (const auto& svg : svgs) {
+        out += fmt::format("<figure><img alt=\"{0}\" src=\"{1}\"><figcaption>{0}</figcaption></figure>\n",
+                           html_escape(svg.stem().string()), data_uri("image/svg+xml", read_file(svg)));
+    }
+    return out + "</div>\n";
+}
+
 std::string section(const Folder& f) {
     const ExperimentResults& r = f.results;
     const Setup setup = setup_of(f);
@@ -196,6 +242,7 @@ std::string section(const Folder& f) {
     if (!profile.empty()) out += "<h3>Where CPU time goes</h3>\n" + profile;
     const std::string latency = html_latency_table(r);
     if (!latency.empty()) out += "<h3>Latency of timed operations</h3>\n" + latency;
+    out += sensitivity_section(f, setup.text);
     if (!setup.text.empty()) {
         out += "<details><summary>config.toml (the resolved configuration)</summary><pre>" + html_escape(setup.text) +
                "</pre></details>\n";

@@ -14,6 +14,7 @@
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
 #include "experiment/sensitivity_journal.h"
+#include "report/sensitivity_text.h"
 #include "report/tornado.h"
 #include "support/paths.h"
 #include "support/read_file.h"
@@ -92,7 +93,7 @@ TEST(Sensitivity, costs_are_ranked_by_their_swing_and_a_zero_width_range_has_non
     EXPECT_EQ(gain["name"], "gain kernel.gic_barrier=wmb/dsb_ishst ns_per_call");
     EXPECT_DOUBLE_EQ(gain["nominal"].get<double>(),
                      runs.nominal[0]["ns_per_call"].get<double>() / runs.nominal[1]["ns_per_call"].get<double>());
-    const std::string text = sensitivity_text(j, 1);
+    const std::string text = report::sensitivity_text(j, 1);
     EXPECT_NE(text.find("gain kernel.gic_barrier=wmb/dsb_ishst ns_per_call"), std::string::npos);
     EXPECT_NE(text.find("cpu.irq_entry"), std::string::npos);
     EXPECT_EQ(text.find("cpu.eoi"), std::string::npos);  // --top 1
@@ -117,7 +118,7 @@ TEST(Sensitivity, a_range_end_the_machine_refuses_is_reported_with_its_reason_an
     EXPECT_TRUE((*it)["high"].is_null());
     EXPECT_EQ((*it)["swing"].get<double>(), 0.0);
     EXPECT_TRUE(it->contains("high_refused"));
-    EXPECT_NE(sensitivity_text(j, 5).find("intc.fabric.router_service at its high end:"), std::string::npos);
+    EXPECT_NE(report::sensitivity_text(j, 5).find("intc.fabric.router_service at its high end:"), std::string::npos);
 }
 
 TEST(Sensitivity, a_quantity_no_cost_moves_says_so_and_its_tornado_plot_still_has_an_axis) {
@@ -125,7 +126,7 @@ TEST(Sensitivity, a_quantity_no_cost_moves_says_so_and_its_tornado_plot_still_ha
     const PreparedExperiment p = prepare(dir);
     const auto j = sensitivity_json(p, run_sensitivity(p, 1), {"ipis"});  // a count of sends, no cost moves it
     ASSERT_FALSE(j["quantities"].empty());
-    const std::string text = sensitivity_text(j, 5);
+    const std::string text = report::sensitivity_text(j, 5);
     EXPECT_NE(text.find("no ranged cost moves it: each of the 2 gives the nominal value at both ends"),
               std::string::npos);
     EXPECT_EQ(text.find("cpu.irq_entry"), std::string::npos);  // no table of zero swings

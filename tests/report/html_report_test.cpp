@@ -11,6 +11,7 @@
 #include "report/html.h"
 #include "report/html_report.h"
 #include "report/plot.h"
+#include "report/results.h"
 #include "report/results_files.h"
 #include "support/scratch_path.h"
 
@@ -123,6 +124,55 @@ TEST(HtmlReport, a_results_folder_given_as_the_root_is_reported_as_its_one_exper
     EXPECT_NE(render_html_report(empty).find("No results here"), std::string::npos);
     std::filesystem::remove_all(root);
     std::filesystem::remove_all(empty);
+}
+
+TEST(HtmlReport, a_sensitivity_screen_of_the_same_configuration_is_shown_and_one_of_another_is_named) {
+    const auto root = results_root("sensitivity");
+    const std::filesystem::path dir = root / "pivot_exp" / "sensitivity";
+    const std::string config = read_text_file_for_test(root / "pivot_exp" / "config.toml");
+    // A screen of one point and one cost, as experiment/sensitivity.h writes it.
+    nlohmann::ordered_json screen = {
+        {"experiment", "pivot_exp"},
+        {"machine", "toy4"},
+        {"seed", 1},
+        {"config_hash", text_hash(config)},
+        {"swept", {"threads"}},
+        {"method", "one at a time"},
+        {"costs",
+         {{{"key", "cpu.irq_entry"}, {"mark", "A"}, {"lo", 100000.0}, {"hi", 300000.0}, {"type", "duration"}}}},
+        {"quantities",
+         {{{"name", "loops_per_sec"},
+           {"point", 0},
+           {"params", {{"threads", 1}}},
+           {"metric", "loops_per_sec"},
+           {"nominal", 100000.0},
+           {"effects",
+            {{{"key", "cpu.irq_entry"},
+              {"low", 110000.0},
+              {"high", 90000.0},
+              {"swing", -20000.0},
+              {"relative", -0.2}}}}}}}};
+    write_text_file(dir / "sensitivity.json", screen.dump(2));
+    write_text_file(dir / "tornado_0.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>");
+    std::string html = render_html_report(root);
+    EXPECT_NE(html.find("<h3>Which costs move it (ipisim sensitivity)</h3>"), std::string::npos);
+    EXPECT_NE(html.find("cpu.irq_entry"), std::string::npos);
+    EXPECT_NE(html.find("-20.0%"), std::string::npos) << html;
+    EXPECT_NE(html.find("alt=\"tornado_0\""), std::string::npos);
+    // Another configuration's screen (another --set): named, not shown.
+    screen["config_hash"] = "0000000000000000";
+    write_text_file(dir / "sensitivity.json", screen.dump(2));
+    html = render_html_report(root);
+    EXPECT_NE(html.find("sensitivity.json is a screen of another configuration of this experiment (config_hash "
+                        "0000000000000000, these results " +
+                        text_hash(config) + "): not shown"),
+              std::string::npos);
+    EXPECT_EQ(html.find("cpu.irq_entry"), std::string::npos);
+    // A file that is not a screen: named, and the page is still written.
+    write_text_file(dir / "sensitivity.json", "{\"config_hash\": \"" + text_hash(config) + "\"}");
+    html = render_html_report(root);
+    EXPECT_NE(html.find("sensitivity.json does not read as a screen"), std::string::npos);
+    std::filesystem::remove_all(root);
 }
 
 TEST(HtmlReport, uncertainty_intervals_are_shown_beside_the_predictions_and_explained) {
