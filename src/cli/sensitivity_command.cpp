@@ -17,6 +17,8 @@
 #include "experiment/results_folder.h"
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
+#include "experiment/uncertainty.h"
+#include "hw/machine.h"
 #include "report/atomic_file.h"
 #include "report/sensitivity_text.h"
 #include "report/summary.h"
@@ -53,6 +55,13 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
         throw config::ConfigError(
             e.file, 0, "experiment.workload",
             fmt::format("the {} workload runs without a machine: it has no costs to screen", e.table.workload));
+    }
+    if (experiment::ranged_costs(*prepared.machine->spec).empty()) {
+        const hw::MachineSpec& m = *prepared.machine->spec;
+        throw config::ConfigError(m.source_path.empty() ? e.file : m.source_path, 0, "machine",
+                                  fmt::format("{} has no ranged costs (a cost with a range = [low, high]): there is "
+                                              "nothing to screen",
+                                              m.name));
     }
     const std::filesystem::path out = args.out_dir.empty() ? std::filesystem::path("results") / e.name() / "sensitivity"
                                                            : std::filesystem::path(args.out_dir);

@@ -66,8 +66,7 @@ std::string sensitivity_text(const nlohmann::ordered_json& s, size_t top) {
                 {f["key"].get<std::string>(), c["mark"].get<std::string>(),
                  cost_value_text(t, c["lo"].get<double>()) + " .. " + cost_value_text(t, c["hi"].get<double>()),
                  f.contains("low_refused") ? "refused" : metric_text(m, f["low"]),
-                 f.contains("high_refused") ? "refused" : metric_text(m, f["high"]),
-                 metric_text(m, f["swing"]),
+                 f.contains("high_refused") ? "refused" : metric_text(m, f["high"]), metric_text(m, f["swing"]),
                  f["relative"].is_number() ? fmt::format("{:+.1f}%", f["relative"].get<double>() * 100) : "-"});
         }
         out += table.render();

@@ -81,3 +81,10 @@ file(READ ${WORK}/sens/sensitivity_runs.jsonl after)
 if(NOT after STREQUAL journal)
   message(FATAL_ERROR "a refused --resume changed the journal")
 endif()
+# A machine without ranged costs leaves nothing to screen: refused before any run (it used to print
+# a table per quantity with no costs in it).
+expect_bad_input("machines/toy4.toml: machine: toy4 has no ranged costs \\(a cost with a range = \\[low, high\\]\\): there is nothing to screen"
+                 sensitivity micro_ipi_rtt --set "experiment.machine=\"toy4\"" --out ${WORK}/sens_toy4)
+if(EXISTS ${WORK}/sens_toy4)
+  message(FATAL_ERROR "a refused screen created its --out")
+endif()
