@@ -10,6 +10,7 @@
 #include "config/error.h"
 #include "experiment/interrupt.h"
 #include "experiment/parallel.h"
+#include "experiment/results_folder.h"
 #include "experiment/session.h"
 #include "report/html_report.h"
 #include "report/results_files.h"
@@ -124,7 +125,15 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     {
         std::vector<experiment::PreparedExperiment*> all;
-        for (experiment::PreparedExperiment& p : prepared) all.push_back(&p);
+        for (experiment::PreparedExperiment& p : prepared) {
+            all.push_back(&p);
+            // The sampled machines run before the folders are opened: a refused one is refused first.
+            if (output.uncertainty > 0) {
+                experiment::check_results_folder(std::filesystem::path(args.out_dir) / p.experiment.name(),
+                                                 p.experiment.name(),
+                                                 experiment::FolderOptions{args.resume, args.force});
+            }
+        }
         run_uncertainty_samples(output, console, all, jobs);
     }
     const bool json = output.format == "json";

@@ -10,6 +10,7 @@
 #include "config/suggest.h"
 #include "experiment/interrupt.h"
 #include "experiment/parallel.h"
+#include "experiment/results_folder.h"
 #include "experiment/session.h"
 
 namespace ipisim::cli {
@@ -55,6 +56,11 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
         args.out_dir.empty() ? std::filesystem::path("results") / e.name() : std::filesystem::path(args.out_dir);
     Console console(args.output.console);
     const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
+    // The sampled machines run before the folder is opened: a folder that would be refused is
+    // refused first.
+    if (args.output.uncertainty > 0) {
+        experiment::check_results_folder(out, e.name(), experiment::FolderOptions{args.resume, args.force});
+    }
     run_uncertainty_samples(args.output, console, {&prepared}, jobs);
     report::TraceOptions trace;
     std::vector<experiment::SessionRun> runs = {session_run(args.output, prepared, out, args.output.trace, trace)};

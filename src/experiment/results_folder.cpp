@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "config/error.h"
@@ -70,6 +71,55 @@ nlohmann::ordered_json folder_json(const FolderIdentity& id, const report::Exper
     return j;
 }
 
+namespace {
+
+// What DIR/results.json holds when a run of `experiment` may write DIR (nullopt: nothing to keep,
+// no results.json, or one --force replaces); refused (config::ConfigError at --out) as the
+// header of results_folder.h says.
+std::optional<nlohmann::ordered_json> examine(const std::filesystem::path& dir, const std::string& experiment,
+                                              const FolderOptions& options) {
+    const std::filesystem::path json_path = dir / "results.json";
+    if (!std::filesystem::exists(json_path)) {
+        for (const char* name : {"config.toml", "results.csv"}) {
+            if (!options.force && std::filesystem::exists(dir / name)) {
+                refuse(dir, fmt::format("holds a {} but no results.json: not an ipisim results folder; choose "
+                                        "another --out or use --force to replace it",
+                                        name));
+            }
+        }
+        return std::nullopt;
+    }
+    nlohmann::ordered_json old;
+    try {
+        old = nlohmann::ordered_json::parse(read_file(json_path));
+    } catch (const nlohmann::json::exception& e) {
+        if (options.force) return std::nullopt;
+        refuse(dir, fmt::format("{} is not an ipisim results file ({}); use --force to replace it", json_path.string(),
+                                e.what()));
+    }
+    const std::string held =
+        old.is_object() && old.contains("experiment") && old["experiment"].is_string() ? old["experiment"] : "";
+    if (held != experiment && !options.force) {
+        refuse(dir, held.empty() ? fmt::format("{} names no experiment; use --force to replace it", json_path.string())
+                                 : fmt::format("holds results of experiment {}, not {}; choose another --out or use "
+                                               "--force to replace them",
+                                               held, experiment));
+    }
+    if (held != experiment) return std::nullopt;
+    return old;
+}
+
+}  // namespace
+
+void check_results_folder(const std::filesystem::path& dir, const std::string& experiment,
+                          const FolderOptions& options) {
+    if (const std::string problem = report::folder_write_problem(dir); !problem.empty()) {
+        refuse(dir, "cannot create the directory: " + problem);
+    }
+    std::error_code ec;
+    if (std::filesystem::is_directory(dir, ec)) (void)examine(dir, experiment, options);
+}
+
 ResultsFolder::ResultsFolder(std::filesystem::path dir, FolderIdentity id, const FolderOptions& options)
     : dir_(std::move(dir)), id_(std::move(id)) {
     std::error_code ec;
@@ -79,37 +129,9 @@ ResultsFolder::ResultsFolder(std::filesystem::path dir, FolderIdentity id, const
     }
     folder_lock_.emplace(dir_);
     try {
-        const std::filesystem::path json_path = dir_ / "results.json";
-        if (!std::filesystem::exists(json_path)) {
-            for (const char* name : {"config.toml", "results.csv"}) {
-                if (!options.force && std::filesystem::exists(dir_ / name)) {
-                    refuse(dir_, fmt::format("holds a {} but no results.json: not an ipisim results folder; choose "
-                                             "another --out or use --force to replace it",
-                                             name));
-                }
-            }
-            return;
-        }
-        nlohmann::ordered_json old;
-        try {
-            old = nlohmann::ordered_json::parse(read_file(json_path));
-        } catch (const nlohmann::json::exception& e) {
-            if (options.force) return;
-            refuse(dir_, fmt::format("{} is not an ipisim results file ({}); use --force to replace it",
-                                     json_path.string(), e.what()));
-        }
-        const std::string experiment =
-            old.is_object() && old.contains("experiment") && old["experiment"].is_string() ? old["experiment"] : "";
-        if (experiment != id_.header.experiment && !options.force) {
-            refuse(dir_, experiment.empty()
-                             ? fmt::format("{} names no experiment; use --force to replace it", json_path.string())
-                             : fmt::format("holds results of experiment {}, not {}; choose another --out or use "
-                                           "--force to replace them",
-                                           experiment, id_.header.experiment));
-        }
-        if (!options.resume || experiment != id_.header.experiment || !old.contains("rows") || !old["rows"].is_array())
-            return;
-        for (const auto& r : old["rows"]) {
+        const std::optional<nlohmann::ordered_json> old = examine(dir_, id_.header.experiment, options);
+        if (!options.resume || !old || !old->contains("rows") || !(*old)["rows"].is_array()) return;
+        for (const auto& r : (*old)["rows"]) {
             try {
                 report::ResultRow row = report::row_from_json(r);
                 const size_t k = row.point;

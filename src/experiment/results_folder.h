@@ -55,6 +55,12 @@ struct FolderOptions {
 // there, and "shard") and each row's "point_hash".
 nlohmann::ordered_json folder_json(const FolderIdentity& id, const report::ExperimentResults& results, bool complete);
 
+// The checks the ResultsFolder constructor makes of what DIR holds (its refusals, and that DIR
+// can be created), without creating, locking or writing it: for work that runs before the folder
+// is opened (the sampled machines of --uncertainty), so that a refused --out costs none of it.
+void check_results_folder(const std::filesystem::path& dir, const std::string& experiment,
+                          const FolderOptions& options);
+
 class ResultsFolder final : public Interruptible {
 public:
     // Creates and locks DIR, then checks what it holds. Refused (config::ConfigError at --out,

@@ -88,3 +88,12 @@ expect_bad_input("machines/toy4.toml: machine: toy4 has no ranged costs \\(a cos
 if(EXISTS ${WORK}/sens_toy4)
   message(FATAL_ERROR "a refused screen created its --out")
 endif()
+# --uncertainty runs its sampled machines before the results folder is opened: an --out that
+# would be refused is refused before them (it used to be refused after every sample had run, the
+# note "4 sampled machines ..." on stderr before the refusal).
+run_ok(other run micro_ipi_rtt --out ${WORK}/other)
+execute_process(COMMAND ${IPISIM} ${dirs} run ${small} --out ${WORK}/other --uncertainty 4
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT err STREQUAL "${WORK}/other: --out: holds results of experiment micro_ipi_rtt, not seed002_gic_barrier; choose another --out or use --force to replace them\n")
+  message(FATAL_ERROR "--uncertainty into another experiment's folder: exit ${rc}\n${err}")
+endif()
