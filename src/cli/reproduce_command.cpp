@@ -110,7 +110,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     output.short_trace_window = true;
     output.trace_is_folder = true;
     check_output_args(output);
-    check_uncertainty_args(output, args.resume, false);
+    check_uncertainty_args(output, false);
     std::vector<experiment::PreparedExperiment> prepared = prepare_selected(args, dirs);
     check_out_dir(args.out_dir, prepared);
     struct Done {
@@ -125,8 +125,10 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
     const unsigned jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     {
         std::vector<experiment::PreparedExperiment*> all;
+        std::vector<std::filesystem::path> dirs_of_all;
         for (experiment::PreparedExperiment& p : prepared) {
             all.push_back(&p);
+            dirs_of_all.push_back(std::filesystem::path(args.out_dir) / p.experiment.name());
             // The sampled machines run before the folders are opened: a refused one is refused first.
             if (output.uncertainty > 0) {
                 experiment::check_results_folder(std::filesystem::path(args.out_dir) / p.experiment.name(),
@@ -134,7 +136,7 @@ int reproduce_command(const ReproduceArgs& args, const DataDirs& dirs) {
                                                  experiment::FolderOptions{args.resume, args.force});
             }
         }
-        run_uncertainty_samples(output, console, all, jobs);
+        run_uncertainty_samples(output, console, all, dirs_of_all, args.resume, jobs);
     }
     const bool json = output.format == "json";
     nlohmann::ordered_json documents = nlohmann::ordered_json::array();

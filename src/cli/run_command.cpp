@@ -37,7 +37,7 @@ void check_experiment_exists(const std::string& file, const std::string& arg, co
 int run_command(const RunArgs& args, const DataDirs& dirs) {
     experiment::catch_interrupts();
     check_output_args(args.output);
-    check_uncertainty_args(args.output, args.resume, args.shard.has_value());
+    check_uncertainty_args(args.output, args.shard.has_value());
     std::vector<std::string> overrides = args.overrides;
     if (args.seed) {
         // CLI11 reads "-1" into the uint64_t as 2^64 - 1: the message states both ends.
@@ -61,7 +61,7 @@ int run_command(const RunArgs& args, const DataDirs& dirs) {
     if (args.output.uncertainty > 0) {
         experiment::check_results_folder(out, e.name(), experiment::FolderOptions{args.resume, args.force});
     }
-    run_uncertainty_samples(args.output, console, {&prepared}, jobs);
+    run_uncertainty_samples(args.output, console, {&prepared}, {out}, args.resume, jobs);
     report::TraceOptions trace;
     std::vector<experiment::SessionRun> runs = {session_run(args.output, prepared, out, args.output.trace, trace)};
     runs[0].folder = experiment::FolderOptions{args.resume, args.force};

@@ -9,6 +9,8 @@
 #include "cli/output_paths.h"
 #include "config/error.h"
 #include "config/units.h"
+#include "experiment/folder_lock.h"
+#include "experiment/results_folder.h"
 #include "experiment/uncertainty.h"
 #include "report/summary.h"
 #include "report/text_table.h"
@@ -92,16 +94,39 @@ experiment::SessionRun session_run(const OutputArgs& args, experiment::PreparedE
     return run;
 }
 
-void check_uncertainty_args(const OutputArgs& args, bool resume, bool shard) {
+void check_uncertainty_args(const OutputArgs& args, bool shard) {
     if (args.uncertainty == 0) return;
     const std::string n = std::to_string(args.uncertainty);
-    if (resume) throw config::ConfigError("--uncertainty", 0, n, "cannot be combined with --resume");
     if (shard) throw config::ConfigError("--uncertainty", 0, n, "cannot be combined with --shard");
 }
 
 void run_uncertainty_samples(const OutputArgs& args, Console& console,
-                             const std::vector<experiment::PreparedExperiment*>& experiments, unsigned jobs) {
+                             const std::vector<experiment::PreparedExperiment*>& experiments,
+                             const std::vector<std::filesystem::path>& out_dirs, bool resume, unsigned jobs) {
     if (args.uncertainty == 0) return;
+    // One writer per folder while the samples run (the session locks them again for the
+    // nominal run).
+    std::vector<std::unique_ptr<experiment::FolderLock>> locks;
+    for (const std::filesystem::path& dir : out_dirs) {
+        std::filesystem::create_directories(dir);
+        locks.push_back(std::make_unique<experiment::FolderLock>(dir));
+    }
+    const auto open_journal = [&](size_t x, size_t runs) {
+        const experiment::PreparedExperiment& p = *experiments[x];
+        const experiment::FolderIdentity id = experiment::identity_of(p, std::nullopt);
+        const nlohmann::ordered_json identity = {
+            {"experiment", p.experiment.name()},  {"ipisim_version", id.header.ipisim_version},
+            {"git_commit", id.header.git_commit}, {"config_hash", id.config_hash},
+            {"samples", args.uncertainty},        {"runs", runs}};
+        auto journal = std::make_unique<experiment::RunJournal>(out_dirs.at(x) / "uncertainty_runs.jsonl",
+                                                                "uncertainty samples of " + p.experiment.name(),
+                                                                identity, runs, runs, resume);
+        if (journal->kept() > 0) {
+            console.note(fmt::format("{}: {} sample runs kept from {}\n", p.experiment.name(), journal->kept(),
+                                     journal->file().string()));
+        }
+        return journal;
+    };
     const auto start = std::chrono::steady_clock::now();  // host time, for the note only
     size_t runs = 0;
     for (const experiment::PreparedExperiment* p : experiments) {
@@ -115,7 +140,7 @@ void run_uncertainty_samples(const OutputArgs& args, Console& console,
         console.note(fmt::format("{}: {} sampled machines over {} ranged costs, {} runs\n", p->experiment.name(),
                                  args.uncertainty, costs, args.uncertainty * p->points.size()));
     }
-    experiment::run_uncertainty(experiments, args.uncertainty, jobs);
+    experiment::run_uncertainty(experiments, args.uncertainty, jobs, {}, experiment::kUncertaintyBatches, open_journal);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     console.note(fmt::format("uncertainty: {} sample runs in {:.1f} s host\n", runs, seconds));
 }

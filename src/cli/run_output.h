@@ -59,12 +59,16 @@ experiment::SessionHooks console_hooks(Console& console, const std::vector<exper
 bool report_violations(Console& console, const report::ExperimentResults& results, const std::string& experiment);
 
 // --uncertainty N (experiment/uncertainty.h): runs every point of the experiments on N sampled
-// machines before their nominal run, which then reports the intervals. --resume and --shard
-// cannot be combined with it (a config::ConfigError naming the flag): the intervals are over
-// the samples of every point of one run. Nothing happens when args.uncertainty is 0.
-void check_uncertainty_args(const OutputArgs& args, bool resume, bool shard);
+// machines before their nominal run, which then reports the intervals. --shard cannot be
+// combined with it (a config::ConfigError naming the flag): the intervals are over the samples
+// of every point of one run. Each experiment's sample runs are kept as they finish in
+// OUT/uncertainty_runs.jsonl (experiment/run_journal.h; `out_dirs` holds each experiment's
+// folder, locked while the samples run), and with `resume` the runs a journal of the same
+// samples kept are not run again. Nothing happens when args.uncertainty is 0.
+void check_uncertainty_args(const OutputArgs& args, bool shard);
 void run_uncertainty_samples(const OutputArgs& args, Console& console,
-                             const std::vector<experiment::PreparedExperiment*>& experiments, unsigned jobs);
+                             const std::vector<experiment::PreparedExperiment*>& experiments,
+                             const std::vector<std::filesystem::path>& out_dirs, bool resume, unsigned jobs);
 
 // The swept parameters of a result row: "threads=10 flush=ipi".
 std::string point_text(const experiment::PreparedExperiment& prepared, size_t point);

@@ -78,8 +78,8 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
                                              {"git_commit", id.header.git_commit},
                                              {"config_hash", id.config_hash},
                                              {"runs", plan.runs()}};
-    experiment::SensitivityJournal journal(out / "sensitivity_runs.jsonl", identity, plan.runs(), plan.runs_to_do(),
-                                           args.resume);
+    experiment::RunJournal journal(out / "sensitivity_runs.jsonl", "sensitivity of " + e.name(), identity, plan.runs(),
+                                   plan.runs_to_do(), args.resume);
     const experiment::InterruptScope interruptible(journal);
     console.note(fmt::format(
         "{}: {} ranged costs at their low and high ends: {} runs of {} point(s), {} job(s){}\n", e.name(),

@@ -19,7 +19,7 @@ struct SensitivityArgs {
     unsigned jobs = 0;                   // 0: one per CPU
     size_t top = 5;                      // costs shown per quantity
     std::string out_dir;
-    bool resume = false;  // keep the finished runs of --out's journal (experiment/sensitivity_journal.h)
+    bool resume = false;  // keep the finished runs of --out's journal (experiment/run_journal.h)
     bool quiet = false;
 };
 

@@ -47,7 +47,12 @@ FolderIdentity identity_of(const PreparedExperiment& prepared, std::optional<Sha
             fmt::format("ipisim {} ({})\nworkload {}\nseed {}\n{}\n{}\nmachine {}", id.header.ipisim_version,
                         id.header.git_commit, e.table.workload, seeds, config::to_toml_text(p.params_written, "params"),
                         config::to_toml_text(p.kernel_written, "kernel"), id.header.machine_hash);
-        id.point_hashes.push_back(report::text_hash(text));
+        // With --uncertainty the row also holds the spread over the sampled machines: their plan is
+        // part of what the row depends on (a row without intervals is not kept for a run with them,
+        // nor the other way round).
+        const bool sampled = !prepared.uncertainty.is_null() && !prepared.uncertainty.empty();
+        id.point_hashes.push_back(
+            report::text_hash(sampled ? text + "\nuncertainty " + prepared.uncertainty.dump() : text));
         id.point_params.push_back(p.row_params);
     }
     return id;

@@ -125,7 +125,7 @@ std::string sensitivity_run_text(const SensitivityPlan& plan, size_t run) {
 }
 
 SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs, const SensitivityProgress& progress,
-                                SensitivityJournal* journal) {
+                                RunJournal* journal) {
     SensitivityRuns out;
     out.costs = plan.costs;
     out.low_refused = plan.low_refused;
@@ -140,10 +140,12 @@ SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs, const Sens
     size_t done = 0;
     const std::vector<Json> metrics = run_parallel<Json>(jobs, total, [&](size_t i) {
         std::optional<PreparedExperiment>& machine = plan.machines[i / points];
-        if (const Json* kept = journal != nullptr ? journal->find(i) : nullptr; kept != nullptr) return *kept;
+        if (const Json* kept = journal != nullptr ? journal->find(i) : nullptr; kept != nullptr) {
+            return kept->value("metrics", Json::object());
+        }
         if (!machine) return Json::object();
         Json m = run_point(*machine, i % points).metrics;
-        if (journal != nullptr) journal->record(i, m);
+        if (journal != nullptr) journal->record(i, {{"metrics", m}});
         if (progress) {
             const std::lock_guard<std::mutex> guard(lock);
             progress(++done, to_run, i);

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "experiment/run_journal.h"
 #include "experiment/runner.h"
-#include "experiment/sensitivity_journal.h"
 #include "experiment/uncertainty.h"
 
 namespace ipisim::experiment {
@@ -57,7 +57,7 @@ SensitivityPlan plan_sensitivity(const PreparedExperiment& prepared);
 // finishes.
 using SensitivityProgress = std::function<void(size_t done, size_t total, size_t run)>;
 SensitivityRuns run_sensitivity(SensitivityPlan& plan, unsigned jobs, const SensitivityProgress& progress = {},
-                                SensitivityJournal* journal = nullptr);
+                                RunJournal* journal = nullptr);
 
 // The run's machine and point for people: "nominal, point 3", "cpu.irq_entry low, point 0".
 std::string sensitivity_run_text(const SensitivityPlan& plan, size_t run);

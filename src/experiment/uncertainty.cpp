@@ -10,6 +10,7 @@
 
 #include "config/error.h"
 
+#include "experiment/interrupt.h"
 #include "experiment/machine_edit.h"
 #include "experiment/parallel.h"
 #include "sim/rng.h"
@@ -141,7 +142,8 @@ std::optional<PreparedExperiment> prepare_variant(const PreparedExperiment& nomi
 }
 
 void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t samples, unsigned jobs,
-                     const std::function<void(size_t done, size_t total)>& progress, size_t max_batches) {
+                     const std::function<void(size_t done, size_t total)>& progress, size_t max_batches,
+                     const SampleJournalOpener& open_journal) {
     struct Job {
         size_t experiment;
         size_t sample;
@@ -187,18 +189,40 @@ void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t
         nlohmann::ordered_json metrics;
         nlohmann::ordered_json check;
     };
+    // Every finished sample run goes to its experiment's journal at once (an interrupt keeps them).
+    std::vector<std::unique_ptr<RunJournal>> journals(experiments.size());
+    std::vector<std::optional<InterruptScope>> interruptible(experiments.size());
+    for (size_t x = 0; x < experiments.size() && open_journal; ++x) {
+        if (variants[x].empty()) continue;
+        journals[x] = open_journal(x, variants[x].size() * experiments[x]->points.size());
+        if (journals[x]) interruptible[x].emplace(*journals[x]);
+    }
     std::mutex lock;
     size_t done = 0;
     const std::vector<SampleRun> runs = run_parallel<SampleRun>(jobs, jobs_list.size(), [&](size_t i) {
         const Job& j = jobs_list[i];
-        report::ResultRow row = run_point(variants[j.experiment][j.sample], j.point);
+        RunJournal* journal = journals[j.experiment].get();
+        const size_t run = j.sample * experiments[j.experiment]->points.size() + j.point;
+        SampleRun out;
+        if (const nlohmann::ordered_json* kept = journal != nullptr ? journal->find(run) : nullptr; kept != nullptr) {
+            out = SampleRun{kept->value("metrics", nlohmann::ordered_json::object()),
+                            kept->value("check", nlohmann::ordered_json())};
+        } else {
+            report::ResultRow row = run_point(variants[j.experiment][j.sample], j.point);
+            nlohmann::ordered_json check;
+            if (row.check.contains("first")) check = std::move(row.check);
+            out = SampleRun{std::move(row.metrics), std::move(check)};
+            if (journal != nullptr) {
+                nlohmann::ordered_json entry = {{"metrics", out.metrics}};
+                if (!out.check.is_null()) entry["check"] = out.check;
+                journal->record(run, entry);
+            }
+        }
         if (progress) {
             const std::lock_guard<std::mutex> guard(lock);
             progress(++done, jobs_list.size());
         }
-        nlohmann::ordered_json check;
-        if (row.check.contains("first")) check = std::move(row.check);
-        return SampleRun{std::move(row.metrics), std::move(check)};
+        return out;
     });
     // Gather per experiment and point, in job order (experiment, sample, point).
     size_t i = 0;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 
 #include "config/schema.h"
 #include "experiment/machine_edit.h"
+#include "experiment/run_journal.h"
 #include "experiment/runner.h"
 
 namespace ipisim::experiment {
@@ -80,8 +82,13 @@ std::optional<PreparedExperiment> prepare_variant(const PreparedExperiment& nomi
 // the others were refused ("refused": [{"sample", "problem"}]); fewer than 2 feasible give no
 // intervals. `progress(done, total)` is called one call at a time after each sample run; may be
 // empty.
+//
+// With `open_journal`, experiment x's sample runs are kept in the journal it returns for them
+// (run_journal.h; run s * points + k is the s-th machine used at point k, `runs` of them), which
+// --resume reopens: the runs it kept are not run again. It may return null (no journal).
+using SampleJournalOpener = std::function<std::unique_ptr<RunJournal>(size_t experiment, size_t runs)>;
 void run_uncertainty(const std::vector<PreparedExperiment*>& experiments, size_t samples, unsigned jobs,
                      const std::function<void(size_t done, size_t total)>& progress = {},
-                     size_t max_batches = kUncertaintyBatches);
+                     size_t max_batches = kUncertaintyBatches, const SampleJournalOpener& open_journal = {});
 
 }  // namespace ipisim::experiment

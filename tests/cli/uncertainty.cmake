@@ -1,6 +1,6 @@
 # --uncertainty N prints `pred [lo, hi]` and a median beside the nominal prediction, keeps the
-# intervals in results.json, leaves the nominal fingerprint alone, refuses --resume and --shard
-# and fewer than 2 samples (exit 2); `ipisim sensitivity` names the costs behind a gain and
+# intervals in results.json, leaves the nominal fingerprint alone, keeps its sample runs for
+# --resume, refuses --shard and fewer than 2 samples (exit 2); `ipisim sensitivity` names the costs behind a gain and
 # writes sensitivity.json.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -45,7 +45,37 @@ if(plain_json MATCHES "metrics_interval")
   message(FATAL_ERROR "a run without --uncertainty has intervals")
 endif()
 
-expect_bad_input("--uncertainty.*cannot be combined with --resume" run ${small} --out ${WORK}/x --uncertainty 4 --resume)
+
+# The sample runs are kept as they finish in OUT/uncertainty_runs.jsonl; --resume runs only those
+# it does not hold, and the results are byte for byte those of one uninterrupted run. Here the
+# interruption is made by hand: the folder as an interrupt during the samples leaves it, the
+# journal with its first 3 runs and nothing else.
+file(READ ${WORK}/sampled/results.json whole)
+file(STRINGS ${WORK}/sampled/uncertainty_runs.jsonl lines)
+list(LENGTH lines n)
+if(NOT n EQUAL 9)
+  message(FATAL_ERROR "uncertainty_runs.jsonl: ${n} lines, expected the identity and 8 runs (4 machines x 2 points)")
+endif()
+list(SUBLIST lines 0 4 head)
+list(JOIN head "\n" cut)
+file(WRITE ${WORK}/sampled/uncertainty_runs.jsonl "${cut}\n")
+file(GLOB written ${WORK}/sampled/results.* ${WORK}/sampled/config.toml ${WORK}/sampled/plot_*)
+file(REMOVE ${written})
+execute_process(COMMAND ${IPISIM} ${dirs} run ${small} --out ${WORK}/sampled --uncertainty 4 --resume
+                OUTPUT_VARIABLE resumed ERROR_VARIABLE err RESULT_VARIABLE rc)
+file(READ ${WORK}/sampled/results.json again)
+if(NOT rc EQUAL 0 OR NOT again STREQUAL whole OR NOT resumed STREQUAL sampled
+   OR NOT err MATCHES "seed002_gic_barrier: 3 sample runs kept from ${WORK}/sampled/uncertainty_runs.jsonl")
+  message(FATAL_ERROR "--uncertainty --resume: exit ${rc}\n${err}")
+endif()
+file(STRINGS ${WORK}/sampled/uncertainty_runs.jsonl lines)
+list(LENGTH lines n)
+if(NOT n EQUAL 9)
+  message(FATAL_ERROR "the resumed journal holds ${n} lines, expected 9")
+endif()
+# Another number of samples is other work: refused at --resume before any run.
+expect_bad_input("\n--resume: ${WORK}/sampled/uncertainty_runs.jsonl: holds the runs of other work \\(samples 4 there, 8 here, runs 8 there, 16 here"
+                 run ${small} --out ${WORK}/sampled --uncertainty 8 --resume)
 expect_bad_input("--uncertainty.*cannot be combined with --shard" run ${small} --out ${WORK}/x --uncertainty 4 --shard 1/2)
 expect_bad_input("--uncertainty" run ${small} --out ${WORK}/x --uncertainty 1)
 
@@ -75,7 +105,7 @@ if(NOT rc EQUAL 0 OR NOT again STREQUAL sens OR NOT err MATCHES "150 runs of 2 p
   message(FATAL_ERROR "sensitivity --resume of a complete screen: exit ${rc}\n${err}\n${again}")
 endif()
 file(READ ${WORK}/sens/sensitivity_runs.jsonl journal)  # rewritten by the resume: the kept runs in run order
-expect_bad_input("^--resume: ${WORK}/sens/sensitivity_runs.jsonl: holds the runs of another screen"
+expect_bad_input("^--resume: ${WORK}/sens/sensitivity_runs.jsonl: holds the runs of other work"
                  sensitivity ${small} --set params.rounds=4 --out ${WORK}/sens --resume)
 file(READ ${WORK}/sens/sensitivity_runs.jsonl after)
 if(NOT after STREQUAL journal)

@@ -11,9 +11,9 @@
 
 #include "config/error.h"
 #include "experiment/experiment.h"
+#include "experiment/run_journal.h"
 #include "experiment/runner.h"
 #include "experiment/sensitivity.h"
-#include "experiment/sensitivity_journal.h"
 #include "report/sensitivity_text.h"
 #include "report/tornado.h"
 #include "support/paths.h"
@@ -147,39 +147,39 @@ TEST(Sensitivity, one_or_two_threads_give_the_same_screening) {
 
 const nlohmann::ordered_json kIdentity = {{"experiment", "toy"}, {"config_hash", "0123"}, {"runs", 10}};
 
-TEST(SensitivityJournal, a_resumed_journal_keeps_the_finished_runs_and_a_new_one_none) {
+TEST(RunJournal, a_resumed_journal_keeps_the_finished_runs_and_a_new_one_none) {
     const std::filesystem::path file = test::scratch_path("journal_keeps") / "sensitivity_runs.jsonl";
     {
-        SensitivityJournal j(file, kIdentity, 10, 10, false);
-        j.record(3, {{"x", 1.5}});
-        j.record(0, {{"x", 0.1}, {"y", nullptr}});
+        RunJournal j(file, "sensitivity of toy", kIdentity, 10, 10, false);
+        j.record(3, {{"metrics", {{"x", 1.5}}}});
+        j.record(0, {{"metrics", {{"x", 0.1}, {"y", nullptr}}}});
         EXPECT_EQ(j.close_for_interrupt(), "sensitivity of toy: 2 of 10 runs in " + file.string());
-        j.record(4, {{"x", 4.0}});  // after the interrupt: not written
+        j.record(4, {{"metrics", {{"x", 4.0}}}});  // after the interrupt: not written
     }
-    SensitivityJournal resumed(file, kIdentity, 10, 10, true);
+    RunJournal resumed(file, "sensitivity of toy", kIdentity, 10, 10, true);
     EXPECT_EQ(resumed.kept(), 2U);
     ASSERT_NE(resumed.find(3), nullptr);
-    EXPECT_EQ(resumed.find(3)->dump(), R"({"x":1.5})");
-    EXPECT_EQ(resumed.find(0)->dump(), R"({"x":0.1,"y":null})");
+    EXPECT_EQ(resumed.find(3)->dump(), R"({"metrics":{"x":1.5}})");
+    EXPECT_EQ(resumed.find(0)->dump(), R"({"metrics":{"x":0.1,"y":null}})");
     EXPECT_EQ(resumed.find(4), nullptr);
-    SensitivityJournal fresh(file, kIdentity, 10, 10, false);
+    RunJournal fresh(file, "sensitivity of toy", kIdentity, 10, 10, false);
     EXPECT_EQ(fresh.kept(), 0U);
 }
 
-TEST(SensitivityJournal, a_torn_last_line_is_dropped_and_anything_else_foreign_is_refused_at_resume) {
+TEST(RunJournal, a_torn_last_line_is_dropped_and_anything_else_foreign_is_refused_at_resume) {
     const std::filesystem::path file = test::scratch_path("journal_refuses") / "sensitivity_runs.jsonl";
     std::filesystem::create_directories(file.parent_path());
     const std::string head = kIdentity.dump() + "\n" + R"({"run":1,"metrics":{"x":1}})" + "\n";
     std::ofstream(file) << head << R"({"run":2,"metr)";
     {
-        SensitivityJournal j(file, kIdentity, 10, 10, true);
+        RunJournal j(file, "sensitivity of toy", kIdentity, 10, 10, true);
         EXPECT_EQ(j.kept(), 1U);
     }
     EXPECT_EQ(test::read_file(file.string()), head);  // rewritten without the torn line
     auto refused = [&](const std::string& text, const nlohmann::ordered_json& identity, const std::string& why) {
         std::ofstream(file) << text;
         try {
-            SensitivityJournal j(file, identity, 10, 10, true);
+            RunJournal j(file, "sensitivity of toy", identity, 10, 10, true);
             ADD_FAILURE() << "resumed " << text;
         } catch (const config::ConfigError& e) {
             EXPECT_EQ(e.file(), "--resume");
@@ -189,11 +189,11 @@ TEST(SensitivityJournal, a_torn_last_line_is_dropped_and_anything_else_foreign_i
     };
     nlohmann::ordered_json other = kIdentity;
     other["config_hash"] = "4567";
-    refused(head, other, "holds the runs of another screen");
-    refused("results\n", kIdentity, "not a sensitivity journal");
+    refused(head, other, "holds the runs of other work");
+    refused("results\n", kIdentity, "not a journal of runs");
     refused(kIdentity.dump() + "\n{}\n" + R"({"run":1,"metrics":{}})" + "\n", kIdentity,
             "line 2 is not a finished run");
-    refused(kIdentity.dump() + "\n" + R"({"run":10,"metrics":{}})" + "\n", kIdentity, "run 10 of a screen of 10 runs");
+    refused(kIdentity.dump() + "\n" + R"({"run":10,"metrics":{}})" + "\n", kIdentity, "run 10 of work of 10 runs");
 }
 
 TEST(Sensitivity, a_screen_resumed_from_its_journal_runs_only_the_missing_runs_and_gives_the_same_screening) {
@@ -204,7 +204,7 @@ TEST(Sensitivity, a_screen_resumed_from_its_journal_runs_only_the_missing_runs_a
     const std::filesystem::path file = std::filesystem::path(dir) / "sensitivity_runs.jsonl";
     SensitivityRuns whole;
     {
-        SensitivityJournal j(file, kIdentity, plan.runs(), plan.runs_to_do(), false);
+        RunJournal j(file, "sensitivity of toy", kIdentity, plan.runs(), plan.runs_to_do(), false);
         whole = run_sensitivity(plan, 2, {}, &j);
         EXPECT_EQ(j.close_for_interrupt(), "");  // every run is in
     }
@@ -222,7 +222,7 @@ TEST(Sensitivity, a_screen_resumed_from_its_journal_runs_only_the_missing_runs_a
     }
     std::ofstream(file) << kept;
     std::vector<size_t> ran;
-    SensitivityJournal j(file, kIdentity, plan.runs(), plan.runs_to_do(), true);
+    RunJournal j(file, "sensitivity of toy", kIdentity, plan.runs(), plan.runs_to_do(), true);
     const SensitivityRuns resumed = run_sensitivity(
         plan, 2,
         [&](size_t done, size_t total, size_t run) {
