@@ -7,8 +7,12 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace ipisim::experiment {
+
+// The refusal of an --out folder: config::ConfigError "DIR: --out: problem" (exit 2).
+[[noreturn]] void refuse_out_folder(const std::filesystem::path& dir, const std::string& problem);
 
 class FolderLock {
 public:

@@ -12,24 +12,10 @@
 #include "config/error.h"
 #include "config/writer.h"
 #include "report/atomic_file.h"
+#include "report/file_text.h"
 #include "report/results_files.h"
 
 namespace ipisim::experiment {
-
-namespace {
-
-[[noreturn]] void refuse(const std::filesystem::path& dir, const std::string& problem) {
-    throw config::ConfigError(dir.string(), 0, "--out", problem);
-}
-
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-}  // namespace
 
 FolderIdentity identity_of(const PreparedExperiment& prepared, std::optional<Shard> shard) {
     const Experiment& e = prepared.experiment;
@@ -87,28 +73,30 @@ std::optional<nlohmann::ordered_json> examine(const std::filesystem::path& dir, 
     if (!std::filesystem::exists(json_path)) {
         for (const char* name : {"config.toml", "results.csv"}) {
             if (!options.force && std::filesystem::exists(dir / name)) {
-                refuse(dir, fmt::format("holds a {} but no results.json: not an ipisim results folder; choose "
-                                        "another --out or use --force to replace it",
-                                        name));
+                refuse_out_folder(dir,
+                                  fmt::format("holds a {} but no results.json: not an ipisim results folder; choose "
+                                              "another --out or use --force to replace it",
+                                              name));
             }
         }
         return std::nullopt;
     }
     nlohmann::ordered_json old;
     try {
-        old = nlohmann::ordered_json::parse(read_file(json_path));
+        old = nlohmann::ordered_json::parse(report::file_text(json_path));
     } catch (const nlohmann::json::exception& e) {
         if (options.force) return std::nullopt;
-        refuse(dir, fmt::format("{} is not an ipisim results file ({}); use --force to replace it", json_path.string(),
-                                e.what()));
+        refuse_out_folder(dir, fmt::format("{} is not an ipisim results file ({}); use --force to replace it",
+                                           json_path.string(), e.what()));
     }
     const std::string held =
         old.is_object() && old.contains("experiment") && old["experiment"].is_string() ? old["experiment"] : "";
     if (held != experiment && !options.force) {
-        refuse(dir, held.empty() ? fmt::format("{} names no experiment; use --force to replace it", json_path.string())
-                                 : fmt::format("holds results of experiment {}, not {}; choose another --out or use "
-                                               "--force to replace them",
-                                               held, experiment));
+        refuse_out_folder(
+            dir, held.empty() ? fmt::format("{} names no experiment; use --force to replace it", json_path.string())
+                              : fmt::format("holds results of experiment {}, not {}; choose another --out or use "
+                                            "--force to replace them",
+                                            held, experiment));
     }
     if (held != experiment) return std::nullopt;
     return old;
@@ -119,7 +107,7 @@ std::optional<nlohmann::ordered_json> examine(const std::filesystem::path& dir, 
 void check_results_folder(const std::filesystem::path& dir, const std::string& experiment,
                           const FolderOptions& options) {
     if (const std::string problem = report::folder_write_problem(dir); !problem.empty()) {
-        refuse(dir, "cannot create the directory: " + problem);
+        refuse_out_folder(dir, "cannot create the directory: " + problem);
     }
     std::error_code ec;
     if (std::filesystem::is_directory(dir, ec)) (void)examine(dir, experiment, options);
@@ -130,7 +118,8 @@ ResultsFolder::ResultsFolder(std::filesystem::path dir, FolderIdentity id, const
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec || !std::filesystem::is_directory(dir_)) {
-        refuse(dir_, fmt::format("cannot create the directory: {}", ec ? ec.message() : "a file of that name exists"));
+        refuse_out_folder(
+            dir_, fmt::format("cannot create the directory: {}", ec ? ec.message() : "a file of that name exists"));
     }
     folder_lock_.emplace(dir_);
     try {

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <vector>
 
+#include "report/file_text.h"
 #include "report/html.h"
 #include "report/html_tables.h"
 #include "report/plot.h"
@@ -68,11 +69,6 @@ window.addEventListener('load', () => {
 });
 )js";
 
-std::string read_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 struct Folder {
     std::string name;  // the folder's name (the experiment's, for `ipisim reproduce`)
     std::filesystem::path dir;
@@ -129,7 +125,7 @@ Setup setup_of(const Folder& f) {
     const std::filesystem::path file = f.dir / "config.toml";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) return s;
-    s.text = read_file(file);
+    s.text = file_text(file);
     try {
         const toml::table t = toml::parse(s.text, file.string());
         s.workload = t.at_path("experiment.workload").value_or(std::string());
@@ -168,7 +164,7 @@ std::string plots(const Folder& f) {
     for (const auto& svg : svgs) {
         const std::string metric = svg.stem().string().substr(5);
         out += fmt::format("<figure><img alt=\"{0} plot\" src=\"{1}\"><figcaption>{0}</figcaption></figure>\n",
-                           html_escape(metric), data_uri("image/svg+xml", read_file(svg)));
+                           html_escape(metric), data_uri("image/svg+xml", file_text(svg)));
     }
     return out + "</div>\n";
 }
@@ -186,7 +182,7 @@ std::string sensitivity_section(const Folder& f, const std::string& config_text)
     const auto note = [&](const std::string& why) {
         return out + "<p class=\"note\">" + html_escape(file.string()) + " " + html_escape(why) + "</p>\n";
     };
-    const auto j = nlohmann::ordered_json::parse(read_file(file), nullptr, false);
+    const auto j = nlohmann::ordered_json::parse(file_text(file), nullptr, false);
     if (j.is_discarded() || !j.is_object()) return note("is not valid JSON: not shown");
     const std::string screened = j.value("config_hash", "");
     const std::string here = config_text.empty() ? "" : text_hash(config_text);
@@ -213,7 +209,7 @@ std::string sensitivity_section(const Folder& f, const std::string& config_text)
     out += "<div class=\"plots\">\n";
     for (const auto& svg : svgs) {
         out += fmt::format("<figure><img alt=\"{0}\" src=\"{1}\"><figcaption>{0}</figcaption></figure>\n",
-                           html_escape(svg.stem().string()), data_uri("image/svg+xml", read_file(svg)));
+                           html_escape(svg.stem().string()), data_uri("image/svg+xml", file_text(svg)));
     }
     return out + "</div>\n";
 }
