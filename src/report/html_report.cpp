@@ -4,8 +4,6 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 #include "report/file_text.h"
