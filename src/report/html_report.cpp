@@ -181,8 +181,10 @@ std::string sensitivity_section(const Folder& f, const std::string& config_text)
         return out + "<p class=\"note\">" + html_escape(file.string()) + " " + html_escape(why) + "</p>\n";
     };
     const auto j = nlohmann::ordered_json::parse(file_text(file), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return note("is not valid JSON: not shown");
-    const std::string screened = j.value("config_hash", "");
+    if (j.is_discarded()) return note("is not valid JSON: not shown");
+    if (!j.is_object()) return note("does not read as a screen (not a JSON object): not shown");
+    const auto hash = j.find("config_hash");
+    const std::string screened = hash != j.end() && hash->is_string() ? hash->get<std::string>() : "";
     const std::string here = config_text.empty() ? "" : text_hash(config_text);
     if (screened != here) {
         return note(
@@ -193,7 +195,7 @@ std::string sensitivity_section(const Folder& f, const std::string& config_text)
     std::string text;
     try {
         text = sensitivity_text(j, 5);
-    } catch (const nlohmann::ordered_json::exception& e) {
+    } catch (const std::exception& e) {  // a member missing or of another type
         return note(fmt::format("does not read as a screen ({}): not shown", e.what()));
     }
     out += "<pre class=\"sensitivity\">" + html_escape(text) + "</pre>\n";

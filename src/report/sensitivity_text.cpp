@@ -29,56 +29,58 @@ std::string cost_value_text(config::ParamType type, double v) {
 }  // namespace
 
 std::string sensitivity_text(const nlohmann::ordered_json& s, size_t top) {
-    std::string out = fmt::format("sensitivity: {}  machine: {}  seed: {}\n{}; {} ranged costs\n",
-                                  s["experiment"].get<std::string>(), s["machine"].get<std::string>(),
-                                  s["seed"].get<uint64_t>(), s["method"].get<std::string>(), s["costs"].size());
+    std::string out =
+        fmt::format("sensitivity: {}  machine: {}  seed: {}\n{}; {} ranged costs\n",
+                    s.at("experiment").get<std::string>(), s.at("machine").get<std::string>(),
+                    s.at("seed").get<uint64_t>(), s.at("method").get<std::string>(), s.at("costs").size());
     std::map<std::string, Json> costs;
-    for (const Json& c : s["costs"]) costs[c["key"].get<std::string>()] = c;
-    for (const Json& q : s["quantities"]) {
+    for (const Json& c : s.at("costs")) costs[c.at("key").get<std::string>()] = c;
+    for (const Json& q : s.at("quantities")) {
         std::string params;
-        for (const auto& [k, v] : q["params"].items()) {
-            if (std::find(s["swept"].begin(), s["swept"].end(), k) == s["swept"].end()) continue;
+        for (const auto& [k, v] : q.at("params").items()) {
+            if (std::find(s.at("swept").begin(), s.at("swept").end(), k) == s.at("swept").end()) continue;
             params += fmt::format("{}{}={}", params.empty() ? "" : " ", k, cell_text(v));
         }
-        const std::string metric = q["metric"].get<std::string>();
-        out += fmt::format("\n{}{}: nominal {}\n", q["name"].get<std::string>(), params.empty() ? "" : " at " + params,
-                           metric_text(q["name"].get<std::string>() == metric ? metric : "", q["nominal"]));
-        const bool unmoved = std::all_of(q["effects"].begin(), q["effects"].end(), [](const Json& f) {
-            return f["swing"].is_number() && f["swing"].get<double>() == 0 && !f.contains("low_refused") &&
+        const std::string metric = q.at("metric").get<std::string>();
+        out +=
+            fmt::format("\n{}{}: nominal {}\n", q.at("name").get<std::string>(), params.empty() ? "" : " at " + params,
+                        metric_text(q.at("name").get<std::string>() == metric ? metric : "", q.at("nominal")));
+        const bool unmoved = std::all_of(q.at("effects").begin(), q.at("effects").end(), [](const Json& f) {
+            return f.at("swing").is_number() && f.at("swing").get<double>() == 0 && !f.contains("low_refused") &&
                    !f.contains("high_refused");
         });
-        if (unmoved && !q["effects"].empty()) {
+        if (unmoved && !q.at("effects").empty()) {
             out += fmt::format("no ranged cost moves it: each of the {} gives the nominal value at both ends\n",
-                               q["effects"].size());
+                               q.at("effects").size());
             continue;
         }
         TextTable table({"cost", "mark", "range", "at low", "at high", "swing", "relative"});
         size_t shown = 0;
-        for (const Json& f : q["effects"]) {
+        for (const Json& f : q.at("effects")) {
             if (shown++ == top) break;
-            const Json& c = costs[f["key"].get<std::string>()];
-            const auto type = c["type"].get<std::string>();
+            const Json& c = costs.at(f.at("key").get<std::string>());
+            const auto type = c.at("type").get<std::string>();
             const config::ParamType t = type == "duration"    ? config::ParamType::duration
                                         : type == "frequency" ? config::ParamType::frequency
                                                               : config::ParamType::number;
-            const std::string m = q["name"].get<std::string>() == metric ? metric : "";
+            const std::string m = q.at("name").get<std::string>() == metric ? metric : "";
             table.add_row(
-                {f["key"].get<std::string>(), c["mark"].get<std::string>(),
-                 cost_value_text(t, c["lo"].get<double>()) + " .. " + cost_value_text(t, c["hi"].get<double>()),
-                 f.contains("low_refused") ? "refused" : metric_text(m, f["low"]),
-                 f.contains("high_refused") ? "refused" : metric_text(m, f["high"]), metric_text(m, f["swing"]),
-                 f["relative"].is_number() ? fmt::format("{:+.1f}%", f["relative"].get<double>() * 100) : "-"});
+                {f.at("key").get<std::string>(), c.at("mark").get<std::string>(),
+                 cost_value_text(t, c.at("lo").get<double>()) + " .. " + cost_value_text(t, c.at("hi").get<double>()),
+                 f.contains("low_refused") ? "refused" : metric_text(m, f.at("low")),
+                 f.contains("high_refused") ? "refused" : metric_text(m, f.at("high")), metric_text(m, f.at("swing")),
+                 f.at("relative").is_number() ? fmt::format("{:+.1f}%", f.at("relative").get<double>() * 100) : "-"});
         }
         out += table.render();
     }
     // Range ends the machine's own checks refuse, once each.
     std::string refused;
-    if (!s["quantities"].empty()) {
-        for (const Json& f : s["quantities"][0]["effects"]) {
+    if (!s.at("quantities").empty()) {
+        for (const Json& f : s.at("quantities").at(0).at("effects")) {
             for (const char* end : {"low_refused", "high_refused"}) {
                 if (f.contains(end)) {
                     refused +=
-                        fmt::format("  {} at its {} end: {}\n", f["key"].get<std::string>(),
+                        fmt::format("  {} at its {} end: {}\n", f.at("key").get<std::string>(),
                                     std::string(end).substr(0, std::string(end).find('_')), f[end].get<std::string>());
                 }
             }

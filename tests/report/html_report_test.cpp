@@ -168,10 +168,21 @@ TEST(HtmlReport, a_sensitivity_screen_of_the_same_configuration_is_shown_and_one
                         text_hash(config) + "): not shown"),
               std::string::npos);
     EXPECT_EQ(html.find("cpu.irq_entry"), std::string::npos);
-    // A file that is not a screen: named, and the page is still written.
+    // Files that are not screens: named, and the page is still written.
     write_text_file(dir / "sensitivity.json", "{\"config_hash\": \"" + text_hash(config) + "\"}");
     html = render_html_report(root);
     EXPECT_NE(html.find("sensitivity.json does not read as a screen"), std::string::npos);
+    screen["config_hash"] = text_hash(config);
+    screen["quantities"][0]["effects"][0]["key"] = "cpu.not_listed";  // a cost the costs do not list
+    write_text_file(dir / "sensitivity.json", screen.dump(2));
+    EXPECT_NE(render_html_report(root).find("sensitivity.json does not read as a screen"), std::string::npos);
+    write_text_file(dir / "sensitivity.json", "{\"config_hash\": 7}");
+    EXPECT_NE(render_html_report(root).find("is a screen of another configuration"), std::string::npos);
+    write_text_file(dir / "sensitivity.json", "[1, 2]");
+    EXPECT_NE(render_html_report(root).find("sensitivity.json does not read as a screen (not a JSON object)"),
+              std::string::npos);
+    write_text_file(dir / "sensitivity.json", "{ torn");
+    EXPECT_NE(render_html_report(root).find("sensitivity.json is not valid JSON"), std::string::npos);
     std::filesystem::remove_all(root);
 }
 
