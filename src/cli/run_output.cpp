@@ -113,11 +113,9 @@ void run_uncertainty_samples(const OutputArgs& args, Console& console,
     }
     const auto open_journal = [&](size_t x, size_t runs) {
         const experiment::PreparedExperiment& p = *experiments[x];
-        const experiment::FolderIdentity id = experiment::identity_of(p, std::nullopt);
-        const nlohmann::ordered_json identity = {
-            {"experiment", p.experiment.name()},  {"ipisim_version", id.header.ipisim_version},
-            {"git_commit", id.header.git_commit}, {"config_hash", id.config_hash},
-            {"samples", args.uncertainty},        {"runs", runs}};
+        nlohmann::ordered_json identity = experiment::journal_identity(p);
+        identity["samples"] = args.uncertainty;
+        identity["runs"] = runs;
         auto journal = std::make_unique<experiment::RunJournal>(out_dirs.at(x) / "uncertainty_runs.jsonl",
                                                                 "uncertainty samples of " + p.experiment.name(),
                                                                 identity, runs, runs, resume);

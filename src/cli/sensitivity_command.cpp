@@ -72,12 +72,8 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
     std::filesystem::create_directories(out);
     const experiment::FolderLock lock(out);  // one screen at a time writes this folder
     // Every finished run goes to the journal at once: an interrupt keeps them for --resume.
-    const experiment::FolderIdentity id = experiment::identity_of(prepared, std::nullopt);
-    const nlohmann::ordered_json identity = {{"experiment", e.name()},
-                                             {"ipisim_version", id.header.ipisim_version},
-                                             {"git_commit", id.header.git_commit},
-                                             {"config_hash", id.config_hash},
-                                             {"runs", plan.runs()}};
+    nlohmann::ordered_json identity = experiment::journal_identity(prepared);
+    identity["runs"] = plan.runs();
     experiment::RunJournal journal(out / "sensitivity_runs.jsonl", "sensitivity of " + e.name(), identity, plan.runs(),
                                    plan.runs_to_do(), args.resume);
     const experiment::InterruptScope interruptible(journal);
@@ -96,7 +92,6 @@ int sensitivity_command(const SensitivityArgs& args, const DataDirs& dirs) {
         &journal);
     if (metrics.empty()) metrics = experiment::default_sensitivity_metrics(prepared, runs.nominal.front());
     const nlohmann::ordered_json j = experiment::sensitivity_json(prepared, runs, metrics);
-    std::filesystem::create_directories(out);
     report::write_file_atomically(out / "sensitivity.json", j.dump(2) + "\n");
     console.out(report::sensitivity_text(j, args.top));
     console.warn(report::draw_tornado_plots(j, out, std::max<size_t>(args.top, 10)));

@@ -42,6 +42,14 @@ FolderIdentity identity_of(const PreparedExperiment& prepared, std::optional<Sha
     return id;
 }
 
+nlohmann::ordered_json journal_identity(const PreparedExperiment& prepared) {
+    const report::ExperimentResults header = describe_results(prepared);
+    return {{"experiment", prepared.experiment.name()},
+            {"ipisim_version", header.ipisim_version},
+            {"git_commit", header.git_commit},
+            {"config_hash", report::text_hash(resolved_toml(prepared))}};
+}
+
 nlohmann::ordered_json folder_json(const FolderIdentity& id, const report::ExperimentResults& results, bool complete) {
     const nlohmann::ordered_json plain = report::results_json(results);
     nlohmann::ordered_json j;

@@ -45,6 +45,11 @@ struct FolderIdentity {
 };
 FolderIdentity identity_of(const PreparedExperiment& prepared, std::optional<Shard> shard);
 
+// The first line of a journal of runs of `prepared` (run_journal.h): its experiment, the ipisim
+// version and commit, and the resolved configuration's hash; callers add what else decides
+// their runs (their number, the number of sampled machines).
+nlohmann::ordered_json journal_identity(const PreparedExperiment& prepared);
+
 struct FolderOptions {
     bool resume = false;  // keep rows whose point, params and point hash match
     bool force = false;   // replace a folder of another experiment, or one that is not ours
