@@ -7,6 +7,7 @@ PKGS=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhwloc-dev hwloc
   libnlopt-cxx-dev  # NLopt, the optimizer of ipisim calibrate (docs/uncertainty.md)
+  libeigen3-dev     # Eigen, the fit's covariance in ipisim calibrate (experiment/fit_uncertainty.h)
   clang-format clang-tidy
   gnuplot-nox  # plots (report/plot.h, ipisim plot)
   chromium     # the HTML report's rendering test (tests/report/html_report_test.cpp)

@@ -120,8 +120,11 @@ std::string costs(const hw::MachineSpec& m) {
     for (const config::CostValue& c : m.costs) {
         const config::Provenance& p = c.provenance;
         marked += p.mark != config::Mark::unmarked ? 1 : 0;
-        const std::string range =
+        std::string range =
             p.range ? fmt::format("{} .. {}", value_text(c.type, p.range->lo), value_text(c.type, p.range->hi)) : "";
+        if (p.fit && p.mark == config::Mark::F) {
+            range += fmt::format(" (fit {} .. {})", value_text(c.type, p.fit->lo), value_text(c.type, p.fit->hi));
+        }
         std::string source = p.source;
         if (!p.target.empty()) source += fmt::format(" (fitted to {})", p.target);
         table.add_row({c.key, value_text(c.type, c.value), config::to_string(p.mark), range, source});

@@ -218,9 +218,15 @@ std::string fit_host_machine(const probe::ProbeResults& r, const std::filesystem
         f.source = fmt::format("fitted by ipisim calibrate (was A {}: {})",
                                experiment::cost_text(cost->type, cost->value), cost->provenance.source);
         f.target = fmt::format("calibrate: {}: {}", t.targets, t.name);
+        std::string interval = "not determined by its target";
+        if (!result.spread.params.empty() && result.spread.params[0].determined) {
+            const config::Range& i = *result.spread.params[0].interval;
+            f.fit_ns = std::pair{i.lo / 1000, i.hi / 1000};
+            interval = fmt::format("95% interval {} .. {}", ns(i.lo), ns(i.hi));
+        }
         out += fmt::format(
-            "  fitted {} (F): {} -> {} (range {} .. {}) to {} (model {} before, {} after; {} evaluations, {})\n",
-            t.dotted(), ns(cost->value), ns(f.ns * 1000), ns(cost->provenance.range->lo),
+            "  fitted {} (F): {} -> {} ({}; range {} .. {}) to {} (model {} before, {} after; {} evaluations, {})\n",
+            t.dotted(), ns(cost->value), ns(f.ns * 1000), interval, ns(cost->provenance.range->lo),
             ns(cost->provenance.range->hi), t.what, shown(result.before.predicted[0], t.metric),
             shown(result.after.predicted[0], t.metric), result.evaluations, result.stop);
         const double fitted_ps = f.ns * 1000;

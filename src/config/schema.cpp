@@ -263,6 +263,15 @@ std::optional<Scalar> read_scalar(ReadContext& ctx, const ParamInfo& info) {
         } else if (m.has("target")) {
             m.fail("target", "only fitted (F) values have a target");
         }
+        if (const toml::node* f = m.raw("fit")) {
+            m.mark_used("fit");
+            if (prov.mark != Mark::F) m.fail("fit", "only fitted (F) values have a fit interval");
+            const Range fit = read_range(m, info, *f, m.dotted("fit"));
+            if (prov.range && (fit.lo < prov.range->lo || fit.hi > prov.range->hi)) {
+                m.fail_at(*f, m.dotted("fit"), "the fit interval reaches outside the range");
+            }
+            prov.fit = fit;
+        }
         m.finish();
     }
     const Converted c = convert(info, *value);
@@ -281,6 +290,9 @@ std::optional<Scalar> read_scalar(ReadContext& ctx, const ParamInfo& info) {
     }
     if (prov.mark != Mark::set && prov.range && (c.value.d < prov.range->lo || c.value.d > prov.range->hi)) {
         t.fail_at(*value, dotted, "the value lies outside its own range");
+    }
+    if (prov.mark != Mark::set && prov.fit && (c.value.d < prov.fit->lo || c.value.d > prov.fit->hi)) {
+        t.fail_at(*value, dotted, "the value lies outside its own fit interval");
     }
     if (info.cost && ctx.costs != nullptr) {
         const auto& src = value->source();
@@ -365,6 +377,12 @@ void write_scalar(toml::table& table, const ParamInfo& info, const Scalar& s, co
         with_value(info.type, p.range->lo, nullptr, [&](auto&& v) { a.push_back(v); });
         with_value(info.type, p.range->hi, nullptr, [&](auto&& v) { a.push_back(v); });
         marked.insert_or_assign("range", std::move(a));
+    }
+    if (p.fit && p.mark == Mark::F) {
+        toml::array a;
+        with_value(info.type, p.fit->lo, nullptr, [&](auto&& v) { a.push_back(v); });
+        with_value(info.type, p.fit->hi, nullptr, [&](auto&& v) { a.push_back(v); });
+        marked.insert_or_assign("fit", std::move(a));
     }
     marked.insert_or_assign("source", p.source);
     if (!p.target.empty()) marked.insert_or_assign("target", p.target);

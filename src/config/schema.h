@@ -75,6 +75,10 @@ struct Provenance {
     std::optional<Range> range;
     std::string source;  // the citation or the rationale
     std::string target;  // F: the calibration target it was fitted to
+    // F: the values the fit leaves possible, its 95% interval given the targets' spreads
+    // (`ipisim calibrate`, experiment/fit_uncertainty.h), inside `range`. --uncertainty and
+    // sensitivity sample it instead of the range; a refit still searches the whole range.
+    std::optional<Range> fit;
 };
 
 // One cost value read from a file: its dotted key, value in base units, and provenance.

@@ -115,12 +115,6 @@ RangedCost fit_param(const hw::MachineSpec& spec, const std::string& machine_fil
     return r;
 }
 
-// The position in [0, 1] of `value` in the range (value_at's inverse).
-double position_of(const RangedCost& c, double value) {
-    const double u = c.log_scale ? std::log(value / c.lo) / std::log(c.hi / c.lo) : (value - c.lo) / (c.hi - c.lo);
-    return std::clamp(u, 0.0, 1.0);
-}
-
 std::optional<double> number_of(const nlohmann::ordered_json& metrics, const std::string& m) {
     const auto it = metrics.find(m);
     if (it == metrics.end() || !it->is_number()) return std::nullopt;
@@ -146,6 +140,19 @@ std::string stop_text(nlopt::result r) {
         default:
             return fmt::format("NLopt result {}", static_cast<int>(r));
     }
+}
+
+// The spread-normalized residuals of an evaluation; nullopt when it was refused or a target is
+// undefined.
+std::optional<std::vector<double>> residuals_of(const CalibrationSetup& setup, const Evaluation& e) {
+    if (!e.refused.empty()) return std::nullopt;
+    std::vector<double> z;
+    for (size_t t = 0; t < setup.bound.size(); ++t) {
+        if (!e.predicted[t]) return std::nullopt;
+        const CalibrationTarget& target = setup.targets.targets[t];
+        z.push_back((*e.predicted[t] - target.measured) / target.sigma);
+    }
+    return z;
 }
 
 }  // namespace
@@ -293,24 +300,34 @@ CalibrationResult calibrate(const CalibrationSetup& setup, const CalibrateOption
     } catch (const nlopt::roundoff_limited&) {
         r.stop = stop_text(nlopt::ROUNDOFF_LIMITED);
     }
+
+    // What the targets leave open around the fitted values.
+    const std::optional<std::vector<double>> at_fit = residuals_of(setup, r.after);
+    if (at_fit) {
+        r.spread = fit_uncertainty(setup.params, r.after.values, *at_fit, [&](const std::vector<double>& values) {
+            return residuals_of(setup, evaluate(setup, values, options.jobs));
+        });
+    }
     return r;
 }
 
 std::string fitted_machine_text(const CalibrationSetup& setup, const CalibrationResult& result) {
     std::vector<CostSetting> settings;
     std::vector<std::string> sources;
+    std::vector<std::optional<config::Range>> fits;
     const std::string targets_name = std::filesystem::path(setup.targets.file).filename().string();
     std::vector<std::string> target_names;
     for (const CalibrationTarget& t : setup.targets.targets) target_names.push_back(t.name);
     for (size_t i = 0; i < setup.params.size(); ++i) {
         const config::CostValue& c = *setup.params[i].cost;
         settings.push_back({&c, result.after.values[i]});
+        fits.push_back(i < result.spread.params.size() ? result.spread.params[i].interval : std::nullopt);
         sources.push_back(fmt::format("fitted by ipisim calibrate (was {} {}: {})",
                                       config::to_string(c.provenance.mark), cost_text(c.type, c.value),
                                       c.provenance.source));
     }
     const std::string target = fmt::format("calibrate: {}: {}", targets_name, fmt::join(target_names, "; "));
-    const config::Document fitted = with_fitted(setup.machine.document, settings, target, sources);
+    const config::Document fitted = with_fitted(setup.machine.document, settings, target, sources, fits);
     std::string out = fmt::format(
         "# Machine file written by `ipisim calibrate` from {} and the targets {}:\n"
         "# {} cost(s) fitted (mark F) to {} target(s); sum of squared spread-normalized residuals {} -> {}.\n",

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/fit_uncertainty.h"
 #include "experiment/machine_source.h"
 #include "experiment/runner.h"
 #include "experiment/targets.h"
@@ -71,15 +72,19 @@ struct CalibrationResult {
     Evaluation after;   // at the fitted values
     int evaluations = 0;
     std::string stop;  // why the optimizer stopped
+    // How well the targets determine each fitted value (experiment/fit_uncertainty.h); empty
+    // params when the fitted machine was refused or a target is undefined there.
+    FitUncertainty spread;
 };
 
 CalibrationResult calibrate(const CalibrationSetup& setup, const CalibrateOptions& options);
 
 // The fitted machine file's text: the machine's document with the fitted values in place,
-// each marked F with the range kept, its target naming the targets file and the targets'
-// names, its source the original one and the value it replaced (a header comment says how it
-// was made, from the input files' names only: the same input gives the same file). It loads as
-// a machine file.
+// each marked F with the range kept, its fit interval (`fit`, the 95% interval of
+// result.spread; none for a value the targets do not determine), its target naming the targets
+// file and the targets' names, its source the original one and the value it replaced (a header
+// comment says how it was made, from the input files' names only: the same input gives the same
+// file). It loads as a machine file.
 std::string fitted_machine_text(const CalibrationSetup& setup, const CalibrationResult& result);
 
 // A cost value as its machine file writes it ("200 ns", "2 GHz", "64").

@@ -60,34 +60,46 @@ double representable(config::ParamType type, double value) {
     }
 }
 
+namespace {
+
+// Calls `put` with the cost's value as its file writes it: a duration or frequency as text in
+// its unit, an integer, or a number.
+template <class Put>
+void with_cost_node(const config::CostValue& cost, double value, Put&& put) {
+    const double v = representable(cost.type, value);
+    switch (cost.type) {
+        case config::ParamType::duration:
+            put(config::duration_text(sim::Picos(static_cast<uint64_t>(v))));
+            break;
+        case config::ParamType::frequency:
+            put(config::frequency_text(sim::ClockDomain(static_cast<uint64_t>(v))));
+            break;
+        case config::ParamType::integer:
+            put(static_cast<int64_t>(v));
+            break;
+        case config::ParamType::number:
+            put(v);
+            break;
+        default:
+            throw std::logic_error(fmt::format("cost {} is not a number", cost.key));
+    }
+}
+
+}  // namespace
+
 config::Document with_costs(const config::Document& machine, const std::vector<CostSetting>& settings) {
     toml::table tree = machine.tree();  // a deep copy: nodes keep their source lines
     for (const CostSetting& s : settings) {
         std::string leaf;
         toml::table& parent = parent_of(tree, s.cost->key, machine.name(), leaf);
-        const double v = representable(s.cost->type, s.value);
-        switch (s.cost->type) {
-            case config::ParamType::duration:
-                parent.insert_or_assign(leaf, config::duration_text(sim::Picos(static_cast<uint64_t>(v))));
-                break;
-            case config::ParamType::frequency:
-                parent.insert_or_assign(leaf, config::frequency_text(sim::ClockDomain(static_cast<uint64_t>(v))));
-                break;
-            case config::ParamType::integer:
-                parent.insert_or_assign(leaf, static_cast<int64_t>(v));
-                break;
-            case config::ParamType::number:
-                parent.insert_or_assign(leaf, v);
-                break;
-            default:
-                throw std::logic_error(fmt::format("cost {} is not a number", s.cost->key));
-        }
+        with_cost_node(*s.cost, s.value, [&](auto&& node) { parent.insert_or_assign(leaf, node); });
     }
     return config::Document::adopt(std::move(tree), machine.name());
 }
 
 config::Document with_fitted(const config::Document& machine, const std::vector<CostSetting>& settings,
-                             const std::string& target, const std::vector<std::string>& sources) {
+                             const std::string& target, const std::vector<std::string>& sources,
+                             const std::vector<std::optional<config::Range>>& fits) {
     config::Document edited = with_costs(machine, settings);
     for (size_t i = 0; i < settings.size(); ++i) {
         std::string leaf;
@@ -98,6 +110,14 @@ config::Document with_fitted(const config::Document& machine, const std::vector<
         parent.insert_or_assign("mark", "F");
         parent.insert_or_assign("source", sources.at(i));
         parent.insert_or_assign("target", target);
+        parent.erase("fit");  // an earlier fit's interval does not describe this one
+        if (i < fits.size() && fits[i]) {
+            toml::array a;
+            for (const double end : {fits[i]->lo, fits[i]->hi}) {
+                with_cost_node(*settings[i].cost, end, [&](auto&& node) { a.push_back(node); });
+            }
+            parent.insert_or_assign("fit", std::move(a));
+        }
     }
     return edited;
 }

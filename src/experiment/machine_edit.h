@@ -5,6 +5,7 @@
 // file's mark, range and source, so the machine reads as the file with other numbers in it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,10 +29,12 @@ double representable(config::ParamType type, double value);
 // A key the document does not hold is a std::logic_error: the spec and its document disagree.
 config::Document with_costs(const config::Document& machine, const std::vector<CostSetting>& settings);
 
-// with_costs, and each setting's cost marked fitted: mark "F", `target`, and its source
-// replaced by sources[i] (the range is kept). Each cost must be a marked table in the document
-// (only marked A or F costs are fitted); anything else is a std::logic_error.
+// with_costs, and each setting's cost marked fitted: mark "F", `target`, its source replaced
+// by sources[i] (the range is kept) and its fit interval by fits[i] (none: no `fit` key, an
+// earlier one removed). Each cost must be a marked table in the document (only marked A or F
+// costs are fitted); anything else is a std::logic_error.
 config::Document with_fitted(const config::Document& machine, const std::vector<CostSetting>& settings,
-                             const std::string& target, const std::vector<std::string>& sources);
+                             const std::string& target, const std::vector<std::string>& sources,
+                             const std::vector<std::optional<config::Range>>& fits = {});
 
 }  // namespace ipisim::experiment

@@ -23,8 +23,9 @@ std::vector<RangedCost> ranged_costs(const hw::MachineSpec& spec) {
         if (!c.provenance.range || c.provenance.mark == config::Mark::set) continue;
         RangedCost r;
         r.cost = &c;
-        r.lo = c.provenance.range->lo;
-        r.hi = c.provenance.range->hi;
+        const config::Range& over = c.provenance.fit ? *c.provenance.fit : *c.provenance.range;
+        r.lo = over.lo;
+        r.hi = over.hi;
         r.log_scale = r.lo > 0 && r.hi > 10 * r.lo;
         out.push_back(r);
     }
@@ -38,6 +39,12 @@ double value_at(const RangedCost& c, double u) {
     if (r < c.lo) return representable(c.cost->type, std::ceil(c.lo));
     if (r > c.hi) return representable(c.cost->type, std::floor(c.hi));
     return r;
+}
+
+double position_of(const RangedCost& c, double value) {
+    if (!(c.hi > c.lo)) return 0;
+    const double u = c.log_scale ? std::log(value / c.lo) / std::log(c.hi / c.lo) : (value - c.lo) / (c.hi - c.lo);
+    return std::clamp(u, 0.0, 1.0);
 }
 
 std::vector<std::vector<double>> latin_hypercube(size_t costs, size_t n, uint64_t seed, size_t batch) {

@@ -35,12 +35,17 @@ struct RangedCost {
     bool log_scale = false;  // hi / lo > 10 (and lo > 0): sampled log-uniformly
 };
 
-// The machine's ranged costs in the order the spec records them (the file's order).
+// The machine's ranged costs in the order the spec records them (the file's order). A fitted
+// cost with a fit interval (config::Provenance::fit) is sampled over that interval: the values
+// its fit leaves possible, not the whole range it was searched in.
 std::vector<RangedCost> ranged_costs(const hw::MachineSpec& spec);
 
 // The value of a cost at u in [0, 1]: lo + u (hi - lo), or lo (hi/lo)^u on a log scale; rounded
 // as the cost's type holds it (machine_edit.h representable) and kept within [lo, hi].
 double value_at(const RangedCost& c, double u);
+
+// The position in [0, 1] of `value` in the cost's range: value_at's inverse (clamped).
+double position_of(const RangedCost& c, double value);
 
 // n points of a Latin hypercube over costs.size() dimensions, in [0, 1): result[s][k]. Batch b
 // draws from its own stream of the seed ("uncertainty", then "uncertainty.1", ...).

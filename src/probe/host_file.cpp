@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <type_traits>
@@ -121,6 +122,16 @@ std::string host_machine_text(const ProbeResults& r, const std::vector<FittedCos
         toml::table* marked = section != nullptr ? section->get_as<toml::table>(f.key) : nullptr;
         if (marked == nullptr) throw std::logic_error(fmt::format("host.toml has no {}.{}", f.section, f.key));
         marked->insert_or_assign("value", ns_text(f.ns));
+        marked->erase("fit");
+        if (f.fit_ns) {
+            // Outward to the written tenth of a ns, so the interval holds the written value.
+            const double lo = std::min(std::floor(f.fit_ns->first * 10) / 10, f.ns);
+            const double hi = std::max(std::ceil(f.fit_ns->second * 10) / 10, f.ns);
+            toml::array a;
+            a.push_back(ns_text(lo));
+            a.push_back(ns_text(hi));
+            marked->insert_or_assign("fit", std::move(a));
+        }
         marked->insert_or_assign("mark", "F");
         marked->insert_or_assign("source", f.source);
         marked->insert_or_assign("target", f.target);

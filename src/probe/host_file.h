@@ -6,7 +6,9 @@
 
 #include <toml++/toml.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/table.h"
@@ -26,6 +28,9 @@ struct FittedCost {
     double ns = 0;        // written with one decimal (ns_text)
     std::string source;
     std::string target;
+    // The fit's 95% interval in ns (experiment/fit_uncertainty.h), written as `fit` outward to
+    // 0.1 ns; none when the target does not determine the cost.
+    std::optional<std::pair<double, double>> fit_ns;
 };
 
 // The file's text: a comment header (date, command, host facts, what was skipped, what was

@@ -39,7 +39,20 @@ list(LENGTH fitted n)
 if(NOT n EQUAL 4 OR NOT a MATCHES "target = \"calibrate: targets.toml: same-L3 one-way; busy rtt")
   message(FATAL_ERROR "the written machine has ${n} F values, expected 4 naming their targets:\n${a}")
 endif()
+# Each fitted value carries its 95% interval (the fit's own uncertainty), printed and written.
+if(NOT one MATCHES "coherence.same_l3 +A +\\[30 ns, 80 ns\\] +linear +50 ns +60.4 ns +\\+20.80% +0.6 ns +\\[59.22 ns, 61.58 ns\\]"
+   OR NOT one MATCHES "no more targets than costs, so the spreads are taken as given")
+  message(FATAL_ERROR "calibrate printed no interval for coherence.same_l3:\n${one}")
+endif()
+string(REGEX MATCHALL "fit = " fits "${a}")
+list(LENGTH fits n)
+if(NOT n EQUAL 4 OR NOT a MATCHES "same_l3 = { value = \"60.4 ns\", fit = \\[\"59.224 ns\", \"61.576 ns\"\\]")
+  message(FATAL_ERROR "the written machine has ${n} fit intervals, expected 4:\n${a}")
+endif()
 run_ok(show machine show ${WORK}/one.toml)
+if(NOT show MATCHES "coherence.same_l3 +60.4 ns +F +30 ns .. 80 ns \\(fit 59.224 ns .. 61.576 ns\\)")
+  message(FATAL_ERROR "machine show does not show the fit interval:\n${show}")
+endif()
 # The fitted machine runs a microbenchmark as a machine of its own.
 execute_process(COMMAND ${IPISIM} --experiments ${SRC}/experiments --machines ${WORK} run micro_cacheline
                         --set experiment.machine=\"one\" --out ${WORK}/rerun -q

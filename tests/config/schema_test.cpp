@@ -203,6 +203,37 @@ TEST(Schema, a_cost_carries_its_mark_source_and_range) {
     EXPECT_DOUBLE_EQ(rec2[0].provenance.range->hi, 75000);
 }
 
+TEST(Schema, a_fitted_value_may_carry_its_fit_interval_inside_its_range_and_around_its_value) {
+    const std::string head = "same_l3 = { value = \"60 ns\", mark = \"F\", range = [\"40 ns\", \"75 ns\"], ";
+    const std::string tail = "source = \"x\", target = \"t\" }\n";
+    Document d = Document::parse(head + "fit = [\"58 ns\", \"63 ns\"], " + tail, "m.toml");
+    CostRecord rec;
+    const Costs c = cost_schema().read(d.root(), {}, &rec);
+    ASSERT_TRUE(rec[0].provenance.fit.has_value());
+    EXPECT_DOUBLE_EQ(rec[0].provenance.fit->lo, 58000);
+    EXPECT_DOUBLE_EQ(rec[0].provenance.fit->hi, 63000);
+    // written back and read again identically
+    toml::table out;
+    cost_schema().write(c, out, {}, &rec);
+    Document again = Document::parse(to_toml_text(out), "again.toml");
+    CostRecord rec2;
+    cost_schema().read(again.root(), {}, &rec2);
+    ASSERT_TRUE(rec2[0].provenance.fit.has_value());
+    EXPECT_DOUBLE_EQ(rec2[0].provenance.fit->hi, 63000);
+
+    EXPECT_EQ(cost_error(head + "fit = [\"30 ns\", \"63 ns\"], " + tail),
+              "m.toml:1: same_l3.fit: the fit interval reaches outside the range");
+    EXPECT_EQ(cost_error(head + "fit = [\"61 ns\", \"63 ns\"], " + tail),
+              "m.toml:1: same_l3: the value lies outside its own fit interval");
+    EXPECT_EQ(cost_error(head + "fit = [\"63 ns\", \"58 ns\"], " + tail),
+              "m.toml:1: same_l3.fit: low end above high end");
+    EXPECT_EQ(cost_error(head + "fit = \"60 ns\", " + tail),
+              "m.toml:1: same_l3.fit: expected [low, high], got a string");
+    EXPECT_EQ(cost_error("same_l3 = { value = \"60 ns\", mark = \"A\", range = [\"40 ns\", \"75 ns\"], "
+                         "fit = [\"58 ns\", \"63 ns\"], source = \"x\" }\n"),
+              "m.toml:1: same_l3.fit: only fitted (F) values have a fit interval");
+}
+
 TEST(Schema, marks_are_checked) {
     EXPECT_EQ(cost_error("same_l3 = { value = \"60 ns\", mark = \"A\", source = \"x\" }\n"),
               "m.toml:1: same_l3.range: an A value needs a plausible range [low, high]");

@@ -14,6 +14,7 @@
 #include "config/error.h"
 #include "experiment/calibrate.h"
 #include "experiment/targets.h"
+#include "experiment/uncertainty.h"
 #include "hw/machine.h"
 #include "sim/rng.h"
 #include "support/read_file.h"
@@ -49,6 +50,8 @@ std::filesystem::path ranged_toy(const std::string& name) {
             "context_switch = { value = \"1 us\", mark = \"A\", range = [\"500 ns\", \"2 us\"], source = \"test\" }");
     replace(m, "same_l3 = \"500 ns\"",
             "same_l3 = { value = \"2 us\", mark = \"A\", range = [\"1 us\", \"4 us\"], source = \"test\" }");
+    replace(m, "wrmsr = \"100 ns\"",
+            "wrmsr = { value = \"100 ns\", mark = \"A\", range = [\"50 ns\", \"200 ns\"], source = \"test\" }");
     replace(m, "syscall = \"100 ns\"",
             "syscall = { value = \"100 ns\", mark = \"P\", range = [\"90 ns\", \"110 ns\"], source = \"test\" }");
     std::ofstream(dir / "toyr.toml") << m;
@@ -129,6 +132,65 @@ TEST(Calibrate, calibrate_recovers_costs_moved_inside_their_ranges_within_3_perc
         EXPECT_NEAR(r.after.values[i] / truth[i], 1.0, 0.03)
             << s.params[i].cost->key << ": fitted " << r.after.values[i] << ", truth " << truth[i];
     }
+    // The fit's own spread: every cost determined, its interval holding the fitted value, the
+    // truth within 3 sigma of the fit, and the 1% targets leaving each cost known to a few %.
+    ASSERT_EQ(r.spread.params.size(), truth.size());
+    EXPECT_EQ(r.spread.dof, 2);
+    EXPECT_EQ(r.spread.evaluations, 8);
+    for (size_t i = 0; i < truth.size(); ++i) {
+        const ParameterSpread& p = r.spread.params[i];
+        ASSERT_TRUE(p.determined) << s.params[i].cost->key << ": " << p.why_not;
+        ASSERT_TRUE(p.interval.has_value());
+        EXPECT_LE(p.interval->lo, r.after.values[i]);
+        EXPECT_GE(p.interval->hi, r.after.values[i]);
+        EXPECT_GT(p.sigma, 0);
+        EXPECT_LT(p.sigma / truth[i], 0.04) << s.params[i].cost->key;
+        EXPECT_LE(std::abs(r.after.values[i] - truth[i]), 3 * p.sigma)
+            << s.params[i].cost->key << ": fitted " << r.after.values[i] << " +- " << p.sigma << ", truth " << truth[i];
+    }
+}
+
+TEST(Calibrate, a_cost_no_target_moves_is_fitted_but_not_determined_and_gets_no_fit_interval) {
+    const auto dir = ranged_toy("undetermined");
+    std::string targets = noisy_targets(dir, {60'000, 1'300'000, 2'600'000, 1'300'000});
+    replace(targets, "\"cpu.context_switch\"]", "\"cpu.context_switch\", \"cpu.wrmsr\"]");
+    const CalibrationSetup s = setup_of(dir, targets);
+    ASSERT_EQ(s.params.size(), 5U);
+    CalibrateOptions options;
+    options.max_evaluations = 60;
+    const CalibrationResult r = calibrate(s, options);
+    ASSERT_EQ(r.spread.params.size(), 5U);
+    EXPECT_FALSE(r.spread.params[4].determined);
+    EXPECT_EQ(r.spread.params[4].why_not, "no target moves when it moves");
+    EXPECT_FALSE(r.spread.params[4].interval.has_value());
+    for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(r.spread.params[i].determined) << s.params[i].cost->key;
+    const std::string report = calibration_text(s, r);
+    EXPECT_NE(report.find("cpu.wrmsr: not determined: no target moves when it moves"), std::string::npos) << report;
+    // The written machine: a fit interval for the four, none for wrmsr, which --uncertainty then
+    // samples over its whole range.
+    const hw::MachineSpec m = hw::load_machine(config::Document::parse(fitted_machine_text(s, r), "f.toml"), "f");
+    for (size_t i = 0; i < 4; ++i) {
+        const config::CostValue* c = m.cost(s.params[i].cost->key);
+        ASSERT_TRUE(c->provenance.fit.has_value()) << c->key;
+        EXPECT_EQ(c->provenance.fit->lo, r.spread.params[i].interval->lo) << c->key;
+    }
+    EXPECT_FALSE(m.cost("cpu.wrmsr")->provenance.fit.has_value());
+    EXPECT_EQ(m.cost("cpu.wrmsr")->provenance.mark, config::Mark::F);
+    for (const RangedCost& c : ranged_costs(m)) {
+        if (c.cost->key == "cpu.wrmsr") {
+            EXPECT_EQ(c.lo, 50'000);
+            EXPECT_EQ(c.hi, 200'000);
+        } else if (c.cost->key == "coherence.same_l3") {
+            EXPECT_EQ(c.lo, c.cost->provenance.fit->lo);
+            EXPECT_EQ(c.hi, c.cost->provenance.fit->hi);
+            EXPECT_LT(c.hi - c.lo, 10'000);  // the fit's interval, not [30 ns, 80 ns]
+        }
+    }
+    // A refit of the written machine searches the whole range again and rewrites the interval.
+    std::ofstream(dir / "toyr.toml") << fitted_machine_text(s, r);
+    const CalibrationSetup again = setup_of(dir, targets);
+    EXPECT_EQ(again.params[0].lo, 30'000);
+    EXPECT_EQ(again.params[0].hi, 80'000);
 }
 
 TEST(Calibrate, the_fitted_machine_loads_with_the_fitted_values_marked_f_naming_their_targets) {
