@@ -232,6 +232,23 @@ TEST(Calibrate, calibrate_on_one_or_two_threads_writes_the_same_machine) {
     EXPECT_EQ(fitted_machine_text(s, calibrate(s, one)), fitted_machine_text(s, calibrate(s, two)));
 }
 
+TEST(Calibrate, the_shipped_targets_of_seed_000s_one_thread_row_bind_to_its_three_cells) {
+    // scripts/targets/seed000_one_thread.toml: the interval of sapphire_rapids_30c's
+    // cpu.handle_mm_fault (docs/calibration.md) stays reproducible.
+    const CalibrationSetup s =
+        prepare_calibration(kSource + "/machines/sapphire_rapids_30c.toml",
+                            load_targets(kSource + "/scripts/targets/seed000_one_thread.toml"), {}, kExperiments);
+    ASSERT_EQ(s.params.size(), 1U);
+    EXPECT_EQ(s.params[0].cost->key, "cpu.handle_mm_fault");
+    ASSERT_EQ(s.bound.size(), 3U);
+    for (const CalibrationSetup::Bound& b : s.bound) {
+        EXPECT_EQ(s.experiments[b.experiment].points[b.point].row_params.at("threads"), 1);
+    }
+    const config::Range fit = *s.params[0].cost->provenance.fit;
+    EXPECT_LT(fit.lo, s.params[0].cost->value);
+    EXPECT_GT(fit.hi, s.params[0].cost->value);
+}
+
 // --- errors: located at the targets file's key (or --params), before anything runs ---
 
 config::ConfigError error_of(const std::filesystem::path& dir, const std::string& targets,
