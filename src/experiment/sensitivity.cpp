@@ -213,7 +213,8 @@ nlohmann::ordered_json sensitivity_json(const PreparedExperiment& prepared, cons
                               {"type", config::to_string(c.cost->type)},
                               {"nominal", c.cost->value},
                               {"lo", c.lo},
-                              {"hi", c.hi}});
+                              {"hi", c.hi},
+                              {"over", c.fit ? "fit interval" : "range"}});
     }
     j["quantities"] = Json::array();
     for (const Quantity& q : quantities(prepared, metrics)) {

@@ -23,7 +23,8 @@ std::vector<RangedCost> ranged_costs(const hw::MachineSpec& spec) {
         if (!c.provenance.range || c.provenance.mark == config::Mark::set) continue;
         RangedCost r;
         r.cost = &c;
-        const config::Range& over = c.provenance.fit ? *c.provenance.fit : *c.provenance.range;
+        r.fit = c.provenance.fit.has_value();
+        const config::Range& over = r.fit ? *c.provenance.fit : *c.provenance.range;
         r.lo = over.lo;
         r.hi = over.hi;
         r.log_scale = r.lo > 0 && r.hi > 10 * r.lo;
@@ -100,6 +101,7 @@ nlohmann::ordered_json UncertaintyPlan::describe() const {
                               {"mark", config::to_string(c.cost->provenance.mark)},
                               {"lo", c.lo},
                               {"hi", c.hi},
+                              {"over", c.fit ? "fit interval" : "range"},
                               {"scale", c.log_scale ? "log" : "linear"}});
     }
     return j;

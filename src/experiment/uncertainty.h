@@ -33,6 +33,7 @@ struct RangedCost {
     double lo = 0;  // base unit
     double hi = 0;
     bool log_scale = false;  // hi / lo > 10 (and lo > 0): sampled log-uniformly
+    bool fit = false;        // [lo, hi] is the cost's fit interval, not its plausible range
 };
 
 // The machine's ranged costs in the order the spec records them (the file's order). A fitted

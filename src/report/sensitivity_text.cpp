@@ -66,7 +66,8 @@ std::string sensitivity_text(const nlohmann::ordered_json& s, size_t top) {
             const std::string m = q.at("name").get<std::string>() == metric ? metric : "";
             table.add_row(
                 {f.at("key").get<std::string>(), c.at("mark").get<std::string>(),
-                 cost_value_text(t, c.at("lo").get<double>()) + " .. " + cost_value_text(t, c.at("hi").get<double>()),
+                 cost_value_text(t, c.at("lo").get<double>()) + " .. " + cost_value_text(t, c.at("hi").get<double>()) +
+                     (c.value("over", std::string("range")) == "fit interval" ? " (fit)" : ""),
                  f.contains("low_refused") ? "refused" : metric_text(m, f.at("low")),
                  f.contains("high_refused") ? "refused" : metric_text(m, f.at("high")), metric_text(m, f.at("swing")),
                  f.at("relative").is_number() ? fmt::format("{:+.1f}%", f.at("relative").get<double>() * 100) : "-"});

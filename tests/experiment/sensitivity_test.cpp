@@ -101,6 +101,33 @@ TEST(Sensitivity, costs_are_ranked_by_their_swing_and_a_zero_width_range_has_non
     EXPECT_NE(plot.find("\"cpu.irq_entry\" 2"), std::string::npos);  // largest swing on top
 }
 
+TEST(Sensitivity, a_fitted_cost_is_screened_at_the_ends_of_its_fit_interval_not_of_its_range) {
+    const std::string dir = toy_dir();
+    std::string m = test::read_file(dir + "/machines/toyr.toml");
+    const std::string from =
+        "irq_entry = { value = \"200 ns\", mark = \"A\", range = [\"100 ns\", \"300 ns\"], source = \"t\" }";
+    const size_t at = m.find(from);
+    ASSERT_NE(at, std::string::npos);
+    m.replace(at, from.size(),
+              "irq_entry = { value = \"200 ns\", mark = \"F\", range = [\"100 ns\", \"300 ns\"], "
+              "fit = [\"180 ns\", \"230 ns\"], source = \"t\", target = \"t\" }");
+    std::ofstream(dir + "/machines/toyr.toml") << m;
+    const PreparedExperiment p = prepare(dir);
+    const SensitivityRuns runs = run_sensitivity(p, 1);
+    ASSERT_EQ(runs.costs[0].cost->key, "cpu.irq_entry");
+    EXPECT_EQ(runs.costs[0].lo, 180'000);
+    EXPECT_EQ(runs.costs[0].hi, 230'000);
+    EXPECT_TRUE(runs.costs[0].fit);
+    EXPECT_FALSE(runs.costs[1].fit);  // eoi: its range
+    PreparedExperiment low = prepare(dir, {"machine.cpu.irq_entry=180 ns"});
+    EXPECT_EQ(runs.low[0][0].dump(), run_point(low, 0).metrics.dump());
+    const auto j = sensitivity_json(p, runs, {"ns_per_call"});
+    EXPECT_EQ(j["costs"][0]["over"], "fit interval");
+    EXPECT_EQ(j["costs"][1]["over"], "range");
+    EXPECT_NE(report::sensitivity_text(j, 2).find("180 ns .. 230 ns (fit)"), std::string::npos)
+        << report::sensitivity_text(j, 2);
+}
+
 TEST(Sensitivity, a_range_end_the_machine_refuses_is_reported_with_its_reason_and_no_swing) {
     // router_service up to 1 us, longer than the toy's 500 ns self delivery.
     const std::string dir = toy_dir("[\"0 ns\", \"1 us\"]");
