@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "config/typed_value.h"
+
 namespace ipisim::experiment {
 
 namespace {
@@ -60,39 +62,13 @@ double representable(config::ParamType type, double value) {
     }
 }
 
-namespace {
-
-// Calls `put` with the cost's value as its file writes it: a duration or frequency as text in
-// its unit, an integer, or a number.
-template <class Put>
-void with_cost_node(const config::CostValue& cost, double value, Put&& put) {
-    const double v = representable(cost.type, value);
-    switch (cost.type) {
-        case config::ParamType::duration:
-            put(config::duration_text(sim::Picos(static_cast<uint64_t>(v))));
-            break;
-        case config::ParamType::frequency:
-            put(config::frequency_text(sim::ClockDomain(static_cast<uint64_t>(v))));
-            break;
-        case config::ParamType::integer:
-            put(static_cast<int64_t>(v));
-            break;
-        case config::ParamType::number:
-            put(v);
-            break;
-        default:
-            throw std::logic_error(fmt::format("cost {} is not a number", cost.key));
-    }
-}
-
-}  // namespace
-
 config::Document with_costs(const config::Document& machine, const std::vector<CostSetting>& settings) {
     toml::table tree = machine.tree();  // a deep copy: nodes keep their source lines
     for (const CostSetting& s : settings) {
         std::string leaf;
         toml::table& parent = parent_of(tree, s.cost->key, machine.name(), leaf);
-        with_cost_node(*s.cost, s.value, [&](auto&& node) { parent.insert_or_assign(leaf, node); });
+        config::with_typed_value(s.cost->type, representable(s.cost->type, s.value),
+                                 [&](auto&& node) { parent.insert_or_assign(leaf, node); });
     }
     return config::Document::adopt(std::move(tree), machine.name());
 }
@@ -114,7 +90,8 @@ config::Document with_fitted(const config::Document& machine, const std::vector<
         if (i < fits.size() && fits[i]) {
             toml::array a;
             for (const double end : {fits[i]->lo, fits[i]->hi}) {
-                with_cost_node(*settings[i].cost, end, [&](auto&& node) { a.push_back(node); });
+                config::with_typed_value(settings[i].cost->type, representable(settings[i].cost->type, end),
+                                         [&](auto&& node) { a.push_back(node); });
             }
             parent.insert_or_assign("fit", std::move(a));
         }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "config/typed_value.h"
 #include "config/writer.h"
 #include "hw/intc/intc_type.h"
 #include "hw/machine_schema.h"
@@ -89,28 +90,6 @@ const std::map<std::string, Placeholder, std::less<>>& placeholders() {
     return p;
 }
 
-// A value of the parameter's type from a base-unit number.
-template <class F>
-void with_typed(config::ParamType type, double v, F&& f) {
-    switch (type) {
-        case config::ParamType::duration:
-            f(config::duration_text(sim::Picos(static_cast<uint64_t>(v))));
-            return;
-        case config::ParamType::frequency:
-            f(config::frequency_text(sim::ClockDomain(static_cast<uint64_t>(v))));
-            return;
-        case config::ParamType::integer:
-            f(static_cast<int64_t>(v));
-            return;
-        case config::ParamType::boolean:
-            f(v != 0);
-            return;
-        default:
-            f(v);
-            return;
-    }
-}
-
 double clamp_to(const config::ParamInfo& info, double v) {
     if (info.min) v = std::max(v, *info.min);
     if (info.max) v = std::min(v, *info.max);
@@ -144,10 +123,10 @@ toml::table marked_placeholder(const std::string& key, const config::ParamInfo& 
                                 "docs/mechanisms.md 4.2)");
     } else {
         const Placeholder ph = placeholder(key, info);
-        with_typed(info.type, ph.value, [&](auto&& v) { marked.insert_or_assign("value", v); });
+        config::with_typed_value(info.type, ph.value, [&](auto&& v) { marked.insert_or_assign("value", v); });
         toml::array range;
-        with_typed(info.type, ph.lo, [&](auto&& v) { range.push_back(v); });
-        with_typed(info.type, ph.hi, [&](auto&& v) { range.push_back(v); });
+        config::with_typed_value(info.type, ph.lo, [&](auto&& v) { range.push_back(v); });
+        config::with_typed_value(info.type, ph.hi, [&](auto&& v) { range.push_back(v); });
         marked.insert_or_assign("mark", "A");
         marked.insert_or_assign("range", std::move(range));
         marked.insert_or_assign("source", kPlaceholderSource);
