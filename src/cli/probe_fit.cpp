@@ -218,8 +218,10 @@ std::string fit_host_machine(const probe::ProbeResults& r, const std::filesystem
         f.source = fmt::format("fitted by ipisim calibrate (was A {}: {})",
                                experiment::cost_text(cost->type, cost->value), cost->provenance.source);
         f.target = fmt::format("calibrate: {}: {}", t.targets, t.name);
-        std::string interval = "not determined by its target";
-        if (!result.spread.params.empty() && result.spread.params[0].determined) {
+        std::string interval = "no interval";
+        if (!result.spread.params.empty() && !result.spread.params[0].determined) {
+            interval = "no interval: " + result.spread.params[0].why_not;
+        } else if (!result.spread.params.empty()) {
             const config::Range& i = *result.spread.params[0].interval;
             f.fit_ns = std::pair{i.lo / 1000, i.hi / 1000};
             interval = fmt::format("95% interval {} .. {}", ns(i.lo), ns(i.hi));

@@ -13,6 +13,8 @@ namespace {
 constexpr double kSingular = 1e-10;
 // A parameter weighing more than this in such a direction is not determined.
 constexpr double kNullWeight = 0.1;
+// A range position this close to 0 or 1 is at the range's end (the optimizer's bound).
+constexpr double kAtBound = 1e-4;
 // Two-sided 95% of a normal distribution.
 constexpr double kZ95 = 1.959964;
 
@@ -34,6 +36,14 @@ FitUncertainty fit_uncertainty(const std::vector<RangedCost>& costs, const std::
     for (size_t i = 0; i < k; ++i) u[i] = position_of(costs[i], fitted[i]);
     std::vector<bool> usable(k, true);
     for (size_t i = 0; i < k; ++i) {
+        // A fit stopped at a range end is no minimum of the residuals: the targets want a value
+        // beyond it, and a linearized interval there would claim a precision they do not give.
+        if (u[i] <= kAtBound || u[i] >= 1 - kAtBound) {
+            usable[i] = false;
+            out.params[i].why_not = std::string("the fit stopped at its range's ") +
+                                    (u[i] <= kAtBound ? "low" : "high") + " end: the targets want a value beyond it";
+            continue;
+        }
         std::vector<double> lo_values = fitted;
         std::vector<double> hi_values = fitted;
         lo_values[i] = value_at(costs[i], std::max(0.0, u[i] - kJacobianStep));

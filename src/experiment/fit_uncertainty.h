@@ -12,8 +12,10 @@
 // interval is its fitted position +- 1.96 sigma, clipped to its range and mapped back to its
 // unit; the interval is therefore asymmetric in value on a log scale.
 //
-// Not determined: a parameter no target moves (its column of J is zero), or one the targets fix
-// only in a combination with others (J^T J singular: it weighs in a near-null eigenvector). Such
+// Not determined: a parameter whose fit stopped at an end of its range (the targets want a value
+// beyond it: the residuals have no minimum there to linearize about), one no target moves (its
+// column of J is zero), or one the targets fix only in a combination with others (J^T J
+// singular: it weighs in a near-null eigenvector). Such
 // a parameter gets no interval; the others' are computed without it (with it held at its fitted
 // value, which understates them if it is correlated with them). A step that the model refuses
 // or that leaves a target undefined makes its parameter not determined too.

@@ -117,6 +117,24 @@ TEST(FitUncertainty, correlated_costs_report_their_correlation) {
     EXPECT_NEAR(f.correlation[1][0], -1 / std::sqrt(2.0), 1e-9);
 }
 
+TEST(FitUncertainty, a_fit_stopped_at_its_range_end_is_not_determined) {
+    const config::CostValue a = number_cost("a", 0);
+    const config::CostValue b = number_cost("b", 5);
+    const std::vector<RangedCost> costs = {ranged(a, 0, 10), ranged(b, 0, 10)};
+    // a wants -5 (below its range); b is fixed at 5.
+    const ResidualFunction z = [&](const std::vector<double>& v) {
+        return std::optional<std::vector<double>>(
+            std::vector<double>{position_of(costs[0], v[0]) + 0.5, position_of(costs[1], v[1]) - 0.5});
+    };
+    const FitUncertainty f = fit_uncertainty(costs, {0.0, 5.0}, {0.5, 0.0}, z);
+    EXPECT_FALSE(f.params[0].determined);
+    EXPECT_EQ(f.params[0].why_not, "the fit stopped at its range's low end: the targets want a value beyond it");
+    EXPECT_FALSE(f.params[0].interval.has_value());
+    ASSERT_TRUE(f.params[1].determined);
+    EXPECT_NEAR(f.params[1].sigma_position, 1.0, 1e-9);
+    EXPECT_EQ(f.evaluations, 2);  // no steps of a
+}
+
 TEST(FitUncertainty, a_refused_step_leaves_its_cost_not_determined) {
     const config::CostValue a = number_cost("a", 5);
     const config::CostValue b = number_cost("b", 5);
