@@ -51,6 +51,18 @@ int calibrate_command(const CalibrateArgs& args, const DataDirs& dirs) {
     const std::vector<std::string> params = param_list(args.params);
     const experiment::CalibrationSetup setup =
         experiment::prepare_calibration(machine, targets, params, dirs.experiments);
+    if (args.interval_only) {
+        // An interval describes a fit: a value that was not fitted gets one by being fitted.
+        for (const experiment::RangedCost& p : setup.params) {
+            if (p.cost->provenance.mark != config::Mark::F) {
+                throw config::ConfigError(
+                    "--interval-only", 0, p.cost->key,
+                    fmt::format("is marked {}, not F: only a fitted value has a fit interval (fit it: calibrate "
+                                "without --interval-only)",
+                                config::to_string(p.cost->provenance.mark)));
+            }
+        }
+    }
     const std::string out =
         args.out.empty() ? std::filesystem::path(machine).stem().string() + "_calibrated.toml" : args.out;
     check_output_file("--out", out);
@@ -58,11 +70,19 @@ int calibrate_command(const CalibrateArgs& args, const DataDirs& dirs) {
     experiment::CalibrateOptions options;
     options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     options.max_evaluations = args.max_evaluations;
-    console.note(
-        fmt::format("{}: fitting {} cost(s) to {} target(s) of {} experiment(s) with NLopt BOBYQA, at most "
-                    "{} evaluations, {} job(s)\n",
-                    machine, setup.params.size(), targets.targets.size(), setup.experiments.size(),
-                    options.max_evaluations, options.jobs));
+    options.optimize = !args.interval_only;
+    if (args.interval_only) {
+        console.note(
+            fmt::format("{}: the intervals {} target(s) of {} experiment(s) give {} cost(s) at their "
+                        "present values (no fit), {} job(s)\n",
+                        machine, targets.targets.size(), setup.experiments.size(), setup.params.size(), options.jobs));
+    } else {
+        console.note(
+            fmt::format("{}: fitting {} cost(s) to {} target(s) of {} experiment(s) with NLopt BOBYQA, at most "
+                        "{} evaluations, {} job(s)\n",
+                        machine, setup.params.size(), targets.targets.size(), setup.experiments.size(),
+                        options.max_evaluations, options.jobs));
+    }
     const auto start = std::chrono::steady_clock::now();  // host time, for the note only
     const experiment::CalibrationResult result = experiment::calibrate(setup, options);
     console.out(experiment::calibration_text(setup, result));

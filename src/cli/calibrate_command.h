@@ -1,9 +1,11 @@
 // `ipisim calibrate MACHINE --targets FILE [--params a,b] [--out FILE] [--jobs J]
-// [--max-evaluations N]`: fits costs of MACHINE (marked A or F, with ranges) to the measured
+// [--max-evaluations N | --interval-only]`: fits costs of MACHINE (marked A or F, with ranges)
+// to the measured
 // microbenchmark values of the targets file (experiment/targets.h, experiment/calibrate.h),
 // prints per target the prediction and residual before and after and the fitted values with
-// their ranges, and writes the machine with the fitted values marked F to --out (default
-// MACHINE_calibrated.toml in the current folder).
+// their ranges and 95% intervals, and writes the machine with the fitted values marked F to
+// --out (default MACHINE_calibrated.toml in the current folder). --interval-only moves no value:
+// it gives the costs as they are the intervals the targets allow them.
 #pragma once
 
 #include <string>
@@ -19,6 +21,7 @@ struct CalibrateArgs {
     std::string out;
     unsigned jobs = 0;  // 0: one per CPU
     int max_evaluations = 200;
+    bool interval_only = false;  // no fit: the costs' intervals at their present values
     bool quiet = false;
 };
 

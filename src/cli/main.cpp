@@ -294,9 +294,13 @@ int main(int argc, char** argv) {
         ->check(not_empty);
     cal->add_option("--jobs,-j", cal_args.jobs, "threads running the targets' points (default: one per CPU)")
         ->check(at_least_one);
-    cal->add_option("--max-evaluations", cal_args.max_evaluations, "objective evaluations at most")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 100000));
+    CLI::Option* max_evaluations =
+        cal->add_option("--max-evaluations", cal_args.max_evaluations, "objective evaluations at most")
+            ->capture_default_str()
+            ->check(CLI::Range(1, 100000));
+    cal->add_flag("--interval-only", cal_args.interval_only,
+                  "fit nothing: the 95% interval the targets give the costs at their present values")
+        ->excludes(max_evaluations);
     cal->add_flag("-q,--quiet", cal_args.quiet, "no notes on stderr");
     cal->callback([&] { command = [&] { return cli::calibrate_command(cal_args, dirs); }; });
     if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {

@@ -155,6 +155,15 @@ std::optional<std::vector<double>> residuals_of(const CalibrationSetup& setup, c
     return z;
 }
 
+// What the targets leave open around r.after's values (r.spread).
+void add_spread(const CalibrationSetup& setup, const CalibrateOptions& options, CalibrationResult& r) {
+    const std::optional<std::vector<double>> at_fit = residuals_of(setup, r.after);
+    if (!at_fit) return;
+    r.spread = fit_uncertainty(setup.params, r.after.values, *at_fit, [&](const std::vector<double>& values) {
+        return residuals_of(setup, evaluate(setup, values, options.jobs));
+    });
+}
+
 }  // namespace
 
 std::string cost_text(config::ParamType type, double value) {
@@ -268,6 +277,12 @@ CalibrationResult calibrate(const CalibrationSetup& setup, const CalibrateOption
     r.before = evaluate(setup, start, options.jobs);
     r.after = r.before;
     r.evaluations = 1;
+    if (!options.optimize) {
+        r.optimized = false;
+        r.stop = "no fit asked for (--interval-only): the present values";
+        add_spread(setup, options, r);
+        return r;
+    }
 
     // Minimized over the positions in [0, 1] of each range (log-scaled for ranges > 10x).
     struct Context {
@@ -301,17 +316,29 @@ CalibrationResult calibrate(const CalibrationSetup& setup, const CalibrateOption
         r.stop = stop_text(nlopt::ROUNDOFF_LIMITED);
     }
 
-    // What the targets leave open around the fitted values.
-    const std::optional<std::vector<double>> at_fit = residuals_of(setup, r.after);
-    if (at_fit) {
-        r.spread = fit_uncertainty(setup.params, r.after.values, *at_fit, [&](const std::vector<double>& values) {
-            return residuals_of(setup, evaluate(setup, values, options.jobs));
-        });
-    }
+    add_spread(setup, options, r);
     return r;
 }
 
 std::string fitted_machine_text(const CalibrationSetup& setup, const CalibrationResult& result) {
+    if (!result.optimized) {
+        // --interval-only: the fitted values and their provenance stay; only `fit` is new.
+        std::vector<const config::CostValue*> costs;
+        std::vector<std::optional<config::Range>> fits;
+        for (size_t i = 0; i < setup.params.size(); ++i) {
+            costs.push_back(setup.params[i].cost);
+            fits.push_back(i < result.spread.params.size() ? result.spread.params[i].interval : std::nullopt);
+        }
+        const config::Document edited = with_fit_intervals(setup.machine.document, costs, fits);
+        return fmt::format(
+                   "# Machine file written by `ipisim calibrate --interval-only` from {} and the targets {}:\n"
+                   "# the 95% intervals (fit) those targets give {} fitted cost(s) at their values; sum of squared "
+                   "spread-normalized residuals {}.\n",
+                   std::filesystem::path(setup.machine_file).filename().string(),
+                   std::filesystem::path(setup.targets.file).filename().string(), setup.params.size(),
+                   fmt::format("{:.4g}", result.after.objective)) +
+               config::to_toml_text(edited.tree());
+    }
     std::vector<CostSetting> settings;
     std::vector<std::string> sources;
     std::vector<std::optional<config::Range>> fits;

@@ -65,13 +65,15 @@ Evaluation evaluate(const CalibrationSetup& setup, const std::vector<double>& va
 struct CalibrateOptions {
     unsigned jobs = 1;
     int max_evaluations = 200;
+    bool optimize = true;  // false: keep the machine's values, only compute their intervals
 };
 
 struct CalibrationResult {
     Evaluation before;  // at the machine's own values
     Evaluation after;   // at the fitted values
     int evaluations = 0;
-    std::string stop;  // why the optimizer stopped
+    std::string stop;       // why the optimizer stopped
+    bool optimized = true;  // false: CalibrateOptions::optimize was off; after == before
     // How well the targets determine each fitted value (experiment/fit_uncertainty.h); empty
     // params when the fitted machine was refused or a target is undefined there.
     FitUncertainty spread;

@@ -100,7 +100,10 @@ std::string calibration_text(const CalibrationSetup& setup, const CalibrationRes
                         before != 0 ? fmt::format("{:+.2f}%", 100.0 * (after - before) / before) : std::string("-"),
                         sigma, interval});
     }
-    out += "Parameters (fitted within their ranges; written marked F, with the 95% interval as `fit`):\n" +
+    out += (result.optimized
+                ? "Parameters (fitted within their ranges; written marked F, with the 95% interval as `fit`):\n"
+                : "Parameters (not fitted, --interval-only: the 95% interval at their present values, written as "
+                  "`fit`):\n") +
            params.render() + "\n";
     out += fmt::format("objective (sum of squared residuals): {:.4g} -> {:.4g}; {} evaluations, {}\n",
                        result.before.objective, result.after.objective, result.evaluations, result.stop);

@@ -49,6 +49,10 @@ toml::table& parent_of(toml::table& root, const std::string& key, const std::str
     }
 }
 
+// The marked table's `fit` key: the interval, or none (an earlier one removed: it does not
+// describe this fit).
+void set_fit(toml::table& marked, const config::CostValue& cost, const std::optional<config::Range>& fit);
+
 }  // namespace
 
 double representable(config::ParamType type, double value) {
@@ -86,17 +90,37 @@ config::Document with_fitted(const config::Document& machine, const std::vector<
         parent.insert_or_assign("mark", "F");
         parent.insert_or_assign("source", sources.at(i));
         parent.insert_or_assign("target", target);
-        parent.erase("fit");  // an earlier fit's interval does not describe this one
-        if (i < fits.size() && fits[i]) {
-            toml::array a;
-            for (const double end : {fits[i]->lo, fits[i]->hi}) {
-                config::with_typed_value(settings[i].cost->type, representable(settings[i].cost->type, end),
-                                         [&](auto&& node) { a.push_back(node); });
-            }
-            parent.insert_or_assign("fit", std::move(a));
-        }
+        set_fit(parent, *settings[i].cost, i < fits.size() ? fits[i] : std::nullopt);
     }
     return edited;
 }
+
+config::Document with_fit_intervals(const config::Document& machine, const std::vector<const config::CostValue*>& costs,
+                                    const std::vector<std::optional<config::Range>>& fits) {
+    toml::table tree = machine.tree();
+    for (size_t i = 0; i < costs.size(); ++i) {
+        std::string leaf;
+        toml::table& parent = parent_of(tree, costs[i]->key, machine.name(), leaf);
+        if (leaf != "value" || costs[i]->provenance.mark != config::Mark::F) {
+            throw std::logic_error(fmt::format("cost {} of {} is not marked F", costs[i]->key, machine.name()));
+        }
+        set_fit(parent, *costs[i], i < fits.size() ? fits[i] : std::nullopt);
+    }
+    return config::Document::adopt(std::move(tree), machine.name());
+}
+
+namespace {
+
+void set_fit(toml::table& marked, const config::CostValue& cost, const std::optional<config::Range>& fit) {
+    marked.erase("fit");
+    if (!fit) return;
+    toml::array a;
+    for (const double end : {fit->lo, fit->hi}) {
+        config::with_typed_value(cost.type, representable(cost.type, end), [&](auto&& node) { a.push_back(node); });
+    }
+    marked.insert_or_assign("fit", std::move(a));
+}
+
+}  // namespace
 
 }  // namespace ipisim::experiment

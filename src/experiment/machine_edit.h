@@ -37,4 +37,9 @@ config::Document with_fitted(const config::Document& machine, const std::vector<
                              const std::string& target, const std::vector<std::string>& sources,
                              const std::vector<std::optional<config::Range>>& fits = {});
 
+// A deep copy of `machine` with only the fit intervals of `costs` (each marked F) replaced by
+// fits[i] (none: the `fit` key removed); values, marks, sources and targets stay.
+config::Document with_fit_intervals(const config::Document& machine, const std::vector<const config::CostValue*>& costs,
+                                    const std::vector<std::optional<config::Range>>& fits);
+
 }  // namespace ipisim::experiment

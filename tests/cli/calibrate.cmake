@@ -49,6 +49,15 @@ list(LENGTH fits n)
 if(NOT n EQUAL 4 OR NOT a MATCHES "same_l3 = { value = \"60.4 ns\", fit = \\[\"59.224 ns\", \"61.576 ns\"\\]")
   message(FATAL_ERROR "the written machine has ${n} fit intervals, expected 4:\n${a}")
 endif()
+# --interval-only on the fitted machine: no value moves, the intervals are written again; on a
+# machine whose costs are A it is refused (an interval describes a fit).
+run_ok(again calibrate ${WORK}/one.toml --targets ${data}/targets.toml --interval-only --out ${WORK}/again.toml)
+file(READ ${WORK}/again.toml c)
+if(NOT again MATCHES "not fitted, --interval-only" OR NOT c MATCHES "value = \"60.4 ns\", fit = ")
+  message(FATAL_ERROR "--interval-only moved a value or wrote no interval:\n${again}\n${c}")
+endif()
+expect_bad_input("--interval-only: coherence.same_l3: is marked A, not F"
+                 calibrate ${data}/toy4_ranged.toml --targets ${data}/targets.toml --interval-only --out ${WORK}/no.toml)
 run_ok(show machine show ${WORK}/one.toml)
 if(NOT show MATCHES "coherence.same_l3 +60.4 ns +F +30 ns .. 80 ns \\(fit 59.224 ns .. 61.576 ns\\)")
   message(FATAL_ERROR "machine show does not show the fit interval:\n${show}")

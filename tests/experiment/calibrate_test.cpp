@@ -249,6 +249,37 @@ TEST(Calibrate, the_shipped_targets_of_seed_000s_one_thread_row_bind_to_its_thre
     EXPECT_GT(fit.hi, s.params[0].cost->value);
 }
 
+TEST(Calibrate, interval_only_moves_no_value_and_writes_only_the_fit_intervals) {
+    const auto dir = ranged_toy("interval_only");
+    const std::string targets = noisy_targets(dir, {60'000, 1'300'000, 2'600'000, 1'300'000});
+    const CalibrationSetup s = setup_of(dir, targets);
+    CalibrateOptions options;
+    options.max_evaluations = 60;
+    const CalibrationResult fitted = calibrate(s, options);
+    std::ofstream(dir / "toyr.toml") << fitted_machine_text(s, fitted);  // now marked F
+    const CalibrationSetup again = setup_of(dir, targets);
+    CalibrateOptions keep;
+    keep.optimize = false;
+    const CalibrationResult r = calibrate(again, keep);
+    EXPECT_FALSE(r.optimized);
+    EXPECT_EQ(r.evaluations, 1);
+    EXPECT_EQ(r.after.values, r.before.values);
+    ASSERT_EQ(r.spread.params.size(), 4U);
+    const std::string text = fitted_machine_text(again, r);
+    EXPECT_NE(text.find("ipisim calibrate --interval-only"), std::string::npos);
+    const hw::MachineSpec m = hw::load_machine(config::Document::parse(text, "f.toml"), "f");
+    const hw::MachineSpec before = hw::load_machine((dir / "toyr.toml").string());
+    for (size_t i = 0; i < again.params.size(); ++i) {
+        const config::CostValue* c = m.cost(again.params[i].cost->key);
+        const config::CostValue* was = before.cost(again.params[i].cost->key);
+        EXPECT_EQ(c->value, was->value) << c->key;
+        EXPECT_EQ(c->provenance.source, was->provenance.source) << c->key;
+        EXPECT_EQ(c->provenance.target, was->provenance.target) << c->key;
+        ASSERT_TRUE(c->provenance.fit.has_value()) << c->key;
+        EXPECT_EQ(c->provenance.fit->lo, r.spread.params[i].interval->lo) << c->key;
+    }
+}
+
 // --- errors: located at the targets file's key (or --params), before anything runs ---
 
 config::ConfigError error_of(const std::filesystem::path& dir, const std::string& targets,
