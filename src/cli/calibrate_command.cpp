@@ -71,6 +71,7 @@ int calibrate_command(const CalibrateArgs& args, const DataDirs& dirs) {
     options.jobs = args.jobs > 0 ? args.jobs : experiment::default_jobs();
     options.max_evaluations = args.max_evaluations;
     options.optimize = !args.interval_only;
+    options.jacobian_step = args.step;
     if (args.interval_only) {
         console.note(
             fmt::format("{}: the intervals {} target(s) of {} experiment(s) give {} cost(s) at their "

@@ -22,6 +22,7 @@ struct CalibrateArgs {
     unsigned jobs = 0;  // 0: one per CPU
     int max_evaluations = 200;
     bool interval_only = false;  // no fit: the costs' intervals at their present values
+    double step = 0.02;          // the intervals' central differences, fraction of each range
     bool quiet = false;
 };
 

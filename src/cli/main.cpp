@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <functional>
 
@@ -59,6 +60,24 @@ const CLI::Validator at_least_one(
                                                                  : std::string();
     },
     "N>=1", "");
+
+// A fraction in (0, 0.25] written as a plain decimal (calibrate --step): CLI11's Range lets "nan"
+// through, since no comparison with NaN fails.
+const CLI::Validator step_fraction(
+    [](const std::string& value) {
+        double v = 0;
+        size_t used = 0;
+        try {
+            v = std::stod(value, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != value.size() || !std::isfinite(v) || v < 0.001 || v > 0.25) {
+            return "expected a fraction of each range from 0.001 to 0.25, got \"" + value + "\"";
+        }
+        return std::string();
+    },
+    "0.001-0.25", "");
 
 // The output flags of `run` and `reproduce` (cli/run_output.h); `trace_what` says what --trace names.
 void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& trace_what) {
@@ -301,6 +320,10 @@ int main(int argc, char** argv) {
     cal->add_flag("--interval-only", cal_args.interval_only,
                   "fit nothing: the 95% interval the targets give the costs at their present values")
         ->excludes(max_evaluations);
+    cal->add_option("--step", cal_args.step,
+                    "the intervals' central differences, as a fraction of each range (larger for noisy targets)")
+        ->capture_default_str()
+        ->check(step_fraction);
     cal->add_flag("-q,--quiet", cal_args.quiet, "no notes on stderr");
     cal->callback([&] { command = [&] { return cli::calibrate_command(cal_args, dirs); }; });
     if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {

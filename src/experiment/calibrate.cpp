@@ -159,9 +159,10 @@ std::optional<std::vector<double>> residuals_of(const CalibrationSetup& setup, c
 void add_spread(const CalibrationSetup& setup, const CalibrateOptions& options, CalibrationResult& r) {
     const std::optional<std::vector<double>> at_fit = residuals_of(setup, r.after);
     if (!at_fit) return;
-    r.spread = fit_uncertainty(setup.params, r.after.values, *at_fit, [&](const std::vector<double>& values) {
-        return residuals_of(setup, evaluate(setup, values, options.jobs));
-    });
+    r.spread = fit_uncertainty(
+        setup.params, r.after.values, *at_fit,
+        [&](const std::vector<double>& values) { return residuals_of(setup, evaluate(setup, values, options.jobs)); },
+        options.jacobian_step);
 }
 
 }  // namespace

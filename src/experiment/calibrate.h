@@ -65,7 +65,8 @@ Evaluation evaluate(const CalibrationSetup& setup, const std::vector<double>& va
 struct CalibrateOptions {
     unsigned jobs = 1;
     int max_evaluations = 200;
-    bool optimize = true;  // false: keep the machine's values, only compute their intervals
+    bool optimize = true;                  // false: keep the machine's values, only compute their intervals
+    double jacobian_step = kJacobianStep;  // the intervals' differences (fit_uncertainty.h)
 };
 
 struct CalibrationResult {

@@ -30,9 +30,9 @@ std::string spread_text(const CalibrationSetup& setup, const FitUncertainty& spr
         return "no intervals: the fitted machine was refused or a target is undefined there\n";
     }
     std::string out = fmt::format(
-        "intervals: linearized at the fitted values, slopes by central differences over {:.0f}% of each range "
+        "intervals: linearized at the fitted values, slopes by central differences over {:.3g}% of each range "
         "({} evaluations); ",
-        100 * kJacobianStep, spread.evaluations);
+        100 * spread.step, spread.evaluations);
     if (spread.dof <= 0) {
         out += "no more targets than costs, so the spreads are taken as given\n";
     } else if (spread.scale > 1) {

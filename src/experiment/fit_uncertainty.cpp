@@ -3,6 +3,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace ipisim::experiment {
 
@@ -21,8 +22,11 @@ constexpr double kZ95 = 1.959964;
 }  // namespace
 
 FitUncertainty fit_uncertainty(const std::vector<RangedCost>& costs, const std::vector<double>& fitted,
-                               const std::vector<double>& residuals_at_fit, const ResidualFunction& residuals) {
+                               const std::vector<double>& residuals_at_fit, const ResidualFunction& residuals,
+                               double step) {
+    if (!(step > 0 && step <= kMaxJacobianStep)) throw std::invalid_argument("fit_uncertainty: step out of (0, 0.25]");
     FitUncertainty out;
+    out.step = step;
     const size_t k = costs.size();
     const size_t m = residuals_at_fit.size();
     out.params.resize(k);
@@ -46,8 +50,8 @@ FitUncertainty fit_uncertainty(const std::vector<RangedCost>& costs, const std::
         }
         std::vector<double> lo_values = fitted;
         std::vector<double> hi_values = fitted;
-        lo_values[i] = value_at(costs[i], std::max(0.0, u[i] - kJacobianStep));
-        hi_values[i] = value_at(costs[i], std::min(1.0, u[i] + kJacobianStep));
+        lo_values[i] = value_at(costs[i], std::max(0.0, u[i] - step));
+        hi_values[i] = value_at(costs[i], std::min(1.0, u[i] + step));
         const double du = position_of(costs[i], hi_values[i]) - position_of(costs[i], lo_values[i]);
         if (!(du > 0)) {
             usable[i] = false;

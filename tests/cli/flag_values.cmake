@@ -61,3 +61,10 @@ expect_error("--out: ${WORK}/a_file/p: ${WORK}/a_file is not a directory" "probe
 if(EXISTS ${WORK}/tr)
   message(FATAL_ERROR "a command refused for its output path created its output folder")
 endif()
+
+# calibrate --step: CLI11's range check let "nan" through (no comparison with NaN fails); it then
+# failed after the whole fit.
+expect_error("--step: expected a fraction of each range from 0.001 to 0.25, got \"nan\""
+             "calibrate toy4 --targets '${SRC}/tests/data/calibrate/targets.toml' --step nan")
+expect_error("--step: expected a fraction of each range from 0.001 to 0.25, got \"0.5\""
+             "calibrate toy4 --targets '${SRC}/tests/data/calibrate/targets.toml' --step 0.5")

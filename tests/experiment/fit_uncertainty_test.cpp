@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace ipisim::experiment {
@@ -47,6 +48,22 @@ TEST(FitUncertainty, one_cost_two_targets_sigma_is_one_over_the_residuals_slope)
     EXPECT_EQ(f.dof, 1);
     EXPECT_EQ(f.scale, 1);
     EXPECT_EQ(f.evaluations, 2);
+}
+
+TEST(FitUncertainty, the_step_of_the_differences_is_the_callers_and_is_checked) {
+    const config::CostValue c = number_cost("a", 5);
+    const std::vector<RangedCost> costs = {ranged(c, 0, 10)};
+    std::vector<double> asked;
+    const ResidualFunction z = [&](const std::vector<double>& v) {
+        asked.push_back(v[0]);
+        return std::optional<std::vector<double>>(std::vector<double>{4 * (position_of(costs[0], v[0]) - 0.5)});
+    };
+    const FitUncertainty f = fit_uncertainty(costs, {5.0}, {0.0}, z, 0.1);
+    EXPECT_EQ(f.step, 0.1);
+    EXPECT_EQ(asked, (std::vector<double>{4.0, 6.0}));  // +-10% of the range
+    EXPECT_NEAR(f.params[0].sigma_position, 0.25, 1e-9);
+    EXPECT_THROW(fit_uncertainty(costs, {5.0}, {0.0}, z, 0.0), std::invalid_argument);
+    EXPECT_THROW(fit_uncertainty(costs, {5.0}, {0.0}, z, 0.3), std::invalid_argument);
 }
 
 TEST(FitUncertainty, residuals_larger_than_the_spreads_widen_the_interval_by_sqrt_chi2_per_dof) {
