@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "config/typed_value.h"
 #include "config/units.h"
 
 namespace ipisim::config {
@@ -372,18 +373,8 @@ void write_scalar(toml::table& table, const ParamInfo& info, const Scalar& s, co
     toml::table marked;
     insert_value(marked, "value", info.type, s.d, &s);
     marked.insert_or_assign("mark", std::string(to_string(p.mark)));
-    if (p.range) {
-        toml::array a;
-        with_value(info.type, p.range->lo, nullptr, [&](auto&& v) { a.push_back(v); });
-        with_value(info.type, p.range->hi, nullptr, [&](auto&& v) { a.push_back(v); });
-        marked.insert_or_assign("range", std::move(a));
-    }
-    if (p.fit && p.mark == Mark::F) {
-        toml::array a;
-        with_value(info.type, p.fit->lo, nullptr, [&](auto&& v) { a.push_back(v); });
-        with_value(info.type, p.fit->hi, nullptr, [&](auto&& v) { a.push_back(v); });
-        marked.insert_or_assign("fit", std::move(a));
-    }
+    if (p.range) marked.insert_or_assign("range", typed_range(info.type, p.range->lo, p.range->hi));
+    if (p.fit && p.mark == Mark::F) marked.insert_or_assign("fit", typed_range(info.type, p.fit->lo, p.fit->hi));
     marked.insert_or_assign("source", p.source);
     if (!p.target.empty()) marked.insert_or_assign("target", p.target);
     marked.is_inline(true);

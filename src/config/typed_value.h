@@ -1,10 +1,12 @@
 // A number of a parameter's type as a machine or experiment file writes it, for code that
-// builds TOML from base-unit values (generated machine files, fitted machines).
+// builds TOML from base-unit values (written configurations, generated and fitted machines).
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include <toml++/toml.h>
 
 #include "config/schema.h"
 
@@ -36,6 +38,13 @@ void with_typed_value(ParamType type, double v, Put&& put) {
             break;
     }
     throw std::logic_error("with_typed_value: a " + std::string(to_string(type)) + " has no number");
+}
+
+// [lo, hi] as a file writes a range or a fit interval: two values of the type.
+inline toml::array typed_range(ParamType type, double lo, double hi) {
+    toml::array a;
+    for (const double end : {lo, hi}) with_typed_value(type, end, [&](auto&& v) { a.push_back(v); });
+    return a;
 }
 
 }  // namespace ipisim::config

@@ -142,6 +142,11 @@ std::string stop_text(nlopt::result r) {
     }
 }
 
+// A target's spread-normalized residual (predicted - measured) / sigma.
+double residual(const CalibrationTarget& target, double predicted) {
+    return (predicted - target.measured) / target.sigma;
+}
+
 // The spread-normalized residuals of an evaluation; nullopt when it was refused or a target is
 // undefined.
 std::optional<std::vector<double>> residuals_of(const CalibrationSetup& setup, const Evaluation& e) {
@@ -149,10 +154,18 @@ std::optional<std::vector<double>> residuals_of(const CalibrationSetup& setup, c
     std::vector<double> z;
     for (size_t t = 0; t < setup.bound.size(); ++t) {
         if (!e.predicted[t]) return std::nullopt;
-        const CalibrationTarget& target = setup.targets.targets[t];
-        z.push_back((*e.predicted[t] - target.measured) / target.sigma);
+        z.push_back(residual(setup.targets.targets[t], *e.predicted[t]));
     }
     return z;
+}
+
+// Each parameter's fit interval, none where the targets do not determine it.
+std::vector<std::optional<config::Range>> fit_intervals(const CalibrationSetup& setup, const CalibrationResult& r) {
+    std::vector<std::optional<config::Range>> out;
+    for (size_t i = 0; i < setup.params.size(); ++i) {
+        out.push_back(i < r.spread.params.size() ? r.spread.params[i].interval : std::nullopt);
+    }
+    return out;
 }
 
 // What the targets leave open around r.after's values (r.spread).
@@ -259,8 +272,7 @@ Evaluation evaluate(const CalibrationSetup& setup, const std::vector<double>& va
             out.objective += kPenalty;
             continue;
         }
-        const CalibrationTarget& target = setup.targets.targets[t];
-        const double z = (*out.predicted[t] - target.measured) / target.sigma;
+        const double z = residual(setup.targets.targets[t], *out.predicted[t]);
         out.objective += z * z;
     }
     return out;
@@ -325,12 +337,8 @@ std::string fitted_machine_text(const CalibrationSetup& setup, const Calibration
     if (!result.optimized) {
         // --interval-only: the fitted values and their provenance stay; only `fit` is new.
         std::vector<const config::CostValue*> costs;
-        std::vector<std::optional<config::Range>> fits;
-        for (size_t i = 0; i < setup.params.size(); ++i) {
-            costs.push_back(setup.params[i].cost);
-            fits.push_back(i < result.spread.params.size() ? result.spread.params[i].interval : std::nullopt);
-        }
-        const config::Document edited = with_fit_intervals(setup.machine.document, costs, fits);
+        for (const RangedCost& p : setup.params) costs.push_back(p.cost);
+        const config::Document edited = with_fit_intervals(setup.machine.document, costs, fit_intervals(setup, result));
         return fmt::format(
                    "# Machine file written by `ipisim calibrate --interval-only` from {} and the targets {}:\n"
                    "# the 95% intervals (fit) those targets give {} fitted cost(s) at their values; sum of squared "
@@ -342,20 +350,19 @@ std::string fitted_machine_text(const CalibrationSetup& setup, const Calibration
     }
     std::vector<CostSetting> settings;
     std::vector<std::string> sources;
-    std::vector<std::optional<config::Range>> fits;
     const std::string targets_name = std::filesystem::path(setup.targets.file).filename().string();
     std::vector<std::string> target_names;
     for (const CalibrationTarget& t : setup.targets.targets) target_names.push_back(t.name);
     for (size_t i = 0; i < setup.params.size(); ++i) {
         const config::CostValue& c = *setup.params[i].cost;
         settings.push_back({&c, result.after.values[i]});
-        fits.push_back(i < result.spread.params.size() ? result.spread.params[i].interval : std::nullopt);
         sources.push_back(fmt::format("fitted by ipisim calibrate (was {} {}: {})",
                                       config::to_string(c.provenance.mark), cost_text(c.type, c.value),
                                       c.provenance.source));
     }
     const std::string target = fmt::format("calibrate: {}: {}", targets_name, fmt::join(target_names, "; "));
-    const config::Document fitted = with_fitted(setup.machine.document, settings, target, sources, fits);
+    const config::Document fitted =
+        with_fitted(setup.machine.document, settings, target, sources, fit_intervals(setup, result));
     std::string out = fmt::format(
         "# Machine file written by `ipisim calibrate` from {} and the targets {}:\n"
         "# {} cost(s) fitted (mark F) to {} target(s); sum of squared spread-normalized residuals {} -> {}.\n",

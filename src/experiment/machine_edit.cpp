@@ -113,12 +113,10 @@ namespace {
 
 void set_fit(toml::table& marked, const config::CostValue& cost, const std::optional<config::Range>& fit) {
     marked.erase("fit");
-    if (!fit) return;
-    toml::array a;
-    for (const double end : {fit->lo, fit->hi}) {
-        config::with_typed_value(cost.type, representable(cost.type, end), [&](auto&& node) { a.push_back(node); });
+    if (fit) {
+        marked.insert_or_assign("fit", config::typed_range(cost.type, representable(cost.type, fit->lo),
+                                                           representable(cost.type, fit->hi)));
     }
-    marked.insert_or_assign("fit", std::move(a));
 }
 
 }  // namespace

@@ -124,11 +124,8 @@ toml::table marked_placeholder(const std::string& key, const config::ParamInfo& 
     } else {
         const Placeholder ph = placeholder(key, info);
         config::with_typed_value(info.type, ph.value, [&](auto&& v) { marked.insert_or_assign("value", v); });
-        toml::array range;
-        config::with_typed_value(info.type, ph.lo, [&](auto&& v) { range.push_back(v); });
-        config::with_typed_value(info.type, ph.hi, [&](auto&& v) { range.push_back(v); });
         marked.insert_or_assign("mark", "A");
-        marked.insert_or_assign("range", std::move(range));
+        marked.insert_or_assign("range", config::typed_range(info.type, ph.lo, ph.hi));
         marked.insert_or_assign("source", kPlaceholderSource);
     }
     marked.is_inline(true);
