@@ -50,16 +50,28 @@ int guarded(const std::function<int()>& command) {
 const CLI::Validator not_empty(
     [](const std::string& value) { return value.empty() ? std::string("must not be empty") : std::string(); }, "", "");
 
-// A count of at least 1 (--jobs, --top). CLI11's PositiveNumber says "Value 0 not in range 0 to
-// 1.8e308" for 0, and an unchecked --jobs 0 would fall back to the default silently.
+bool all_digits(const std::string& value) {
+    return !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// A count of at least 1 (--jobs, --top, check --seeds). CLI11's PositiveNumber says "Value 0 not
+// in range 0 to 1.8e308" for 0, and an unchecked --jobs 0 would fall back to the default silently.
 const CLI::Validator at_least_one(
     [](const std::string& value) {
-        const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits) return "expected a whole number of at least 1, got \"" + value + "\"";
+        if (!all_digits(value)) return "expected a whole number of at least 1, got \"" + value + "\"";
         return value.find_first_not_of('0') == std::string::npos ? std::string("must be at least 1, got 0")
                                                                  : std::string();
     },
     "N>=1", "");
+
+// A whole number from 0 (a seed, an index) in plain decimal digits. CLI11 converts into an
+// unsigned option with strtoull, which takes "-1" as 2^64-1: `check --seeds -1` then ran seeds
+// without end, `--first-seed -1` checked seed 18446744073709551615, and hex "0x10" was 16.
+const CLI::Validator whole_number(
+    [](const std::string& value) {
+        return all_digits(value) ? std::string() : "expected a whole number (0, 1, 2, ...), got \"" + value + "\"";
+    },
+    "N>=0", "");
 
 // A fraction in (0, 0.25] written as a plain decimal (calibrate --step): CLI11's Range lets "nan"
 // through, since no comparison with NaN fails.
@@ -90,7 +102,8 @@ void add_output_flags(CLI::App* cmd, cli::OutputArgs& out, const std::string& tr
         "progress on stderr even when it is not a terminal (a line per point)");
     cmd->add_option("--trace", out.trace, trace_what)->check(not_empty);
     cmd->add_option("--trace-window", out.trace_window, "the traced time span, e.g. 2ms..2.2ms");
-    cmd->add_option("--trace-point", out.trace_point, "the traced sweep point, from 0 (default: the last)");
+    cmd->add_option("--trace-point", out.trace_point, "the traced sweep point, from 0 (default: the last)")
+        ->check(whole_number);
     cmd->add_option("--uncertainty", out.uncertainty,
                     "also run every point on N machines sampled over the ranged costs (Latin hypercube) and report "
                     "each metric's median and 5-95% interval (docs/uncertainty.md)")
@@ -255,21 +268,24 @@ int main(int argc, char** argv) {
     validate_host->add_option("--host", validate_args.host, "machine file written by ipisim probe")
         ->capture_default_str();
     validate_host->add_option("--tasks", validate_args.tasks, "task counts (default 1, 2, 4, ..., all CPUs)")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->check(at_least_one);
     validate_host->add_flag("--quick", validate_args.quick, "short windows");
     validate_host->add_flag("!--no-realtime", validate_args.realtime, "tasks at normal priority, not SCHED_FIFO");
-    validate_host->add_option("--seed", validate_args.seed, "the model's seed")->capture_default_str();
+    validate_host->add_option("--seed", validate_args.seed, "the model's seed")
+        ->capture_default_str()
+        ->check(whole_number);
     validate_host->callback([&] { command = [&] { return cli::validate_host_command(validate_args); }; });
 
     cli::CheckArgs check_args;
     CLI::App* check = app.add_subcommand("check", "explore a flush protocol's schedules with the correctness monitors");
     check->add_option("--protocol", check_args.protocol, "the tlb_flush protocol (or a checker mutant)");
     check->add_option("--machine", check_args.machine, "machine (default: the first toy machine it supports)");
-    check->add_option("--seeds", check_args.seeds, "number of seeds")->capture_default_str();
-    check->add_option("--first-seed", check_args.first_seed, "first seed")->capture_default_str();
+    check->add_option("--seeds", check_args.seeds, "number of seeds")->capture_default_str()->check(at_least_one);
+    check->add_option("--first-seed", check_args.first_seed, "first seed")->capture_default_str()->check(whole_number);
     check->add_option("--jobs,-j", check_args.jobs, "parallel runs (default: every hardware thread)")
         ->check(at_least_one);
-    check->add_option("--ops", check_args.ops, "operations per CPU")->capture_default_str();
+    check->add_option("--ops", check_args.ops, "operations per CPU")->capture_default_str()->check(at_least_one);
     check->add_flag("--no-perturb", check_args.no_perturb, "no timing perturbation");
     check
         ->add_option("--store-buffer", check_args.store_buffer,

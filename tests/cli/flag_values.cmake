@@ -68,3 +68,15 @@ expect_error("--step: expected a fraction of each range from 0.001 to 0.25, got 
              "calibrate toy4 --targets '${SRC}/tests/data/calibrate/targets.toml' --step nan")
 expect_error("--step: expected a fraction of each range from 0.001 to 0.25, got \"0.5\""
              "calibrate toy4 --targets '${SRC}/tests/data/calibrate/targets.toml' --step 0.5")
+
+# Whole-number flags: CLI11 reads "-1" into an unsigned option as 2^64-1, so `check --seeds -1`
+# ran seeds without end and `--first-seed -1` checked seed 18446744073709551615.
+expect_error("--seeds: expected a whole number of at least 1, got \"-1\"" "check --protocol ipi --seeds -1")
+expect_error("--seeds: expected a whole number of at least 1, got \"0x10\"" "check --protocol ipi --seeds 0x10")
+expect_error("--first-seed: expected a whole number (0, 1, 2, ...), got \"-1\""
+             "check --protocol ipi --seeds 1 --first-seed -1")
+expect_error("--ops: must be at least 1, got 0" "check --protocol ipi --seeds 1 --ops 0")
+expect_error("--trace-point: expected a whole number (0, 1, 2, ...), got \"-1\""
+             "run '${good}' --out '${WORK}/o' --trace-point -1")
+expect_error("--seed: expected a whole number (0, 1, 2, ...), got \"-1\"" "validate host --seed -1")
+expect_error("--tasks: expected a whole number of at least 1, got \"-1\"" "validate host --tasks 2,-1")
