@@ -40,15 +40,15 @@ void import_skeleton(hwloc_topology_t t, HostTopology& out) {
         std::filesystem::temp_directory_path() / fmt::format("ipisim-probe-{}.xml", static_cast<long>(getpid()));
     if (hwloc_topology_export_xml(t, xml.c_str(), 0) != 0) {
         out.skeleton_error = "hwloc could not export the topology as XML";
-        return;
-    }
-    try {
-        out.skeleton = hw::import_hwloc_xml(xml.string());
-    } catch (const std::exception& e) {
-        out.skeleton_error = e.what();
+    } else {
+        try {
+            out.skeleton = hw::import_hwloc_xml(xml.string());
+        } catch (const std::exception& e) {
+            out.skeleton_error = e.what();
+        }
     }
     std::error_code ec;
-    std::filesystem::remove(xml, ec);
+    std::filesystem::remove(xml, ec);  // also a partial file of a failed export
 }
 
 HostTopology from_hwloc(hwloc_topology_t t) {
