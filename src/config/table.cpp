@@ -116,6 +116,11 @@ std::string Table::file_of(std::string_view key) const {
 
 void Table::fail(std::string_view key, const std::string& problem) const {
     const toml::node* n = find(key);
+    // A marked cost ({ value = ..., mark = ... }) is located at its value: the one --set
+    // replaces, so that a check across keys names "--set" for a value given there.
+    if (n != nullptr && n->is_table()) {
+        if (const toml::node* v = n->as_table()->get("value")) n = v;
+    }
     Location at = locate(n != nullptr ? *n : *table_, file_);
     throw ConfigError(at.file, at.line, dotted(key), problem);
 }
@@ -465,6 +470,41 @@ toml::table parse_override_value(const std::string& key, const std::string& valu
     }
 }
 
+// A key component `name[i]`: element i of the array of tables `name` (`idle[3]`, the way
+// `ipisim machine show`, `sensitivity` and `--uncertainty` name a cost of the fourth [[idle]]).
+// Returns false for a plain component; throws for a malformed index.
+bool indexed_component(const std::string& part, const std::string& key, std::string& name, size_t& index) {
+    const size_t open = part.find('[');
+    if (open == std::string::npos) return false;
+    const std::string source(kOverrideSource);
+    const std::string digits = part.substr(open + 1, part.size() - open - 2);
+    if (open == 0 || part.back() != ']' || digits.empty() || digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+        throw ConfigError(source, 0, key, fmt::format("{}: expected name[index] with a whole-number index", part));
+    }
+    name = part.substr(0, open);
+    index = std::stoul(digits);
+    return true;
+}
+
+// The table at element `index` of the array of tables `name` in `t`, or a located error.
+toml::table* array_element(toml::table& t, const std::string& name, size_t index, const std::string& key) {
+    const std::string source(kOverrideSource);
+    toml::node* node = t.get(name);
+    if (node == nullptr) throw ConfigError(source, 0, key, fmt::format("{}: no such array", name));
+    toml::array* arr = node->as_array();
+    if (arr == nullptr) throw ConfigError(source, 0, key, fmt::format("{} is not an array", name));
+    if (index >= arr->size()) {
+        throw ConfigError(source, 0, key,
+                          arr->empty() ? fmt::format("{}[{}]: {} is empty", name, index, name)
+                                       : fmt::format("{}[{}]: {} has {} element{} (0..{})", name, index, name,
+                                                     arr->size(), arr->size() == 1 ? "" : "s", arr->size() - 1));
+    }
+    toml::table* element = arr->get(index)->as_table();
+    if (element == nullptr) throw ConfigError(source, 0, key, fmt::format("{}[{}] is not a table", name, index));
+    return element;
+}
+
 }  // namespace
 
 void Document::apply_override(const std::string& assignment) {
@@ -486,6 +526,17 @@ void Document::apply_override(const std::string& assignment) {
         size_t dot = key.find('.', start);
         std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
         if (part.empty()) throw ConfigError(source, 0, key, "empty key component");
+        std::string array_name;
+        size_t index = 0;
+        if (indexed_component(part, key, array_name, index)) {
+            if (dot == std::string::npos) {
+                throw ConfigError(source, 0, key,
+                                  fmt::format("{}: an element is set one key at a time ({}.KEY=VALUE)", part, key));
+            }
+            t = array_element(*t, array_name, index, key);
+            start = dot + 1;
+            continue;
+        }
         if (dot == std::string::npos) {
             toml::node* existing = t->get(part);
             toml::node* v = parsed.get("v");

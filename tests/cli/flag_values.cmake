@@ -80,3 +80,18 @@ expect_error("--trace-point: expected a whole number (0, 1, 2, ...), got \"-1\""
              "run '${good}' --out '${WORK}/o' --trace-point -1")
 expect_error("--seed: expected a whole number (0, 1, 2, ...), got \"-1\"" "validate host --seed -1")
 expect_error("--tasks: expected a whole number of at least 1, got \"-1\"" "validate host --tasks 2,-1")
+
+# An [[idle]] state's cost by index, the name machine show and sensitivity print (before: "unknown
+# key", as --set made a new table "idle[3]"). micro_ipi_rtt runs on toy4, with 3 idle states.
+set(rtt ${SRC}/experiments/micro_ipi_rtt.toml)
+expect_error("--set: machine.idle[3].exit_latency: idle[3]: idle has 3 elements (0..2)"
+             "run '${rtt}' --out '${WORK}/o' --set 'machine.idle[3].exit_latency=1 us'")
+expect_error("--set: machine.idle[1].wake_latency: 2 us is longer than the state's exit_latency 1 us, its worst-case bound"
+             "run '${rtt}' --out '${WORK}/o' --set 'machine.idle[1].wake_latency=2 us'")
+execute_process(COMMAND ${IPISIM} run ${rtt} --out ${WORK}/idle --set "machine.idle[1].exit_latency=2 us"
+                --set "sweep.target_state=[\"busy\"]" OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc)
+file(READ ${WORK}/idle/config.toml config)
+string(FIND "${config}" "exit_latency = { value = \"2 us\", mark = \"set\"" at)
+if(NOT rc EQUAL 0 OR at EQUAL -1)
+  message(FATAL_ERROR "--set machine.idle[1].exit_latency: exit ${rc}, ${err}\nconfig.toml:\n${config}")
+endif()

@@ -121,5 +121,55 @@ TEST(Override, values_it_adds_come_after_the_file_keys) {
     EXPECT_EQ(doc.root().table("sweep").keys(), (std::vector<std::string>{"b", "a"}));
 }
 
+// A cost of an array of tables is named idle[3].wake_latency by machine show, sensitivity and
+// --uncertainty; --set took that name as a new table "idle[3]" and reported "unknown key".
+Document with_states() {
+    return Document::parse(
+        "[[idle]]\nname = \"POLL\"\nwake = { value = \"0 ns\", mark = \"P\" }\n"
+        "[[idle]]\nname = \"C1\"\nwake = { value = \"1 us\", mark = \"A\" }\n",
+        "m.toml");
+}
+
+TEST(Override, an_element_of_an_array_of_tables_is_named_by_its_index) {
+    Document doc = with_states();
+    doc.apply_override("idle[1].wake=500 ns");
+    doc.apply_override("idle[0].name=POLL2");
+    std::vector<Table> states = doc.root().table_array("idle");
+    ASSERT_EQ(states.size(), 2U);
+    EXPECT_EQ(states[1].table("wake").duration("value"), 500_ns);
+    EXPECT_EQ(states[1].table("wake").get<std::string>("mark"), "A");  // the mark stays
+    EXPECT_EQ(states[0].get<std::string>("name"), "POLL2");
+    EXPECT_EQ(states[0].table("wake").duration("value"), 0_ns);
+}
+
+TEST(Override, an_index_past_the_array_or_a_malformed_one_is_rejected) {
+    Document doc = with_states();
+    EXPECT_EQ(error_of([&] { doc.apply_override("idle[2].wake=1 us"); }),
+              "--set: idle[2].wake: idle[2]: idle has 2 elements (0..1)");
+    EXPECT_EQ(error_of([&] { doc.apply_override("idle[x].wake=1 us"); }),
+              "--set: idle[x].wake: idle[x]: expected name[index] with a whole-number index");
+    EXPECT_EQ(error_of([&] { doc.apply_override("idle[-1].wake=1 us"); }),
+              "--set: idle[-1].wake: idle[-1]: expected name[index] with a whole-number index");
+    EXPECT_EQ(error_of([&] { doc.apply_override("idle[1=1 us"); }),
+              "--set: idle[1: idle[1: expected name[index] with a whole-number index");
+    EXPECT_EQ(error_of([&] { doc.apply_override("states[0].wake=1 us"); }),
+              "--set: states[0].wake: states: no such array");
+    EXPECT_EQ(error_of([&] { doc.apply_override("idle[0].name[0].x=1"); }),
+              "--set: idle[0].name[0].x: name is not an array");
+    EXPECT_EQ(error_of([&] { doc.apply_override("idle[1]=1"); }),
+              "--set: idle[1]: idle[1]: an element is set one key at a time (idle[1].KEY=VALUE)");
+}
+
+// A check across keys of a marked cost that --set replaced names "--set", not the file's line.
+TEST(Override, a_failed_check_on_a_replaced_cost_names_set) {
+    Document doc = with_states();
+    doc.apply_override("idle[1].wake=2 us");
+    Table c1 = doc.root().table_array("idle")[1];
+    EXPECT_EQ(error_of([&] { c1.fail("wake", "too long"); }), "--set: idle[1].wake: too long");
+    Document file = with_states();
+    Table c1_file = file.root().table_array("idle")[1];
+    EXPECT_EQ(error_of([&] { c1_file.fail("wake", "too long"); }), "m.toml:6: idle[1].wake: too long");
+}
+
 }  // namespace
 }  // namespace ipisim::config
